@@ -1,0 +1,1 @@
+"""Benchmarks: the strategies side by side, and the speed of the harness (``make bench``)."""

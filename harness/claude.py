@@ -1,0 +1,143 @@
+"""The real Claude behind the ``Model`` protocol, through the official ``anthropic`` SDK.
+
+``ClaudeModel.reply`` sends the system prompt, the message array and the tool schemas, and
+turns the answer into plain dict blocks. ``ClaudeModel.count_tokens`` asks the provider for its
+own count: when Claude is the model, that number is the authority, and our estimates are
+checked against it.
+
+Every failure leaves as one of two exceptions with a message that says what to do:
+``ContextOverflow`` (the prompt did not fit the window) or ``ModelError`` (bad key, busy
+service, unreachable server, ...). The API key never appears in either.
+
+The SDK does the retrying (429, 529 and connection errors, ``max_retries`` times, honouring
+``retry-after``); we only explain what is left when it gives up.
+
+Left out: streaming, extended thinking, images and documents, prompt caching controls.
+Blocks other than ``text`` and ``tool_use`` in a reply (such as thinking) are dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import anthropic
+
+from harness.messages import blocks_of
+from harness.model import CLAUDE_WINDOW, ContextOverflow, ModelError, Reply, claude_model_name
+
+OFFLINE_HINT = "or unset ANTHROPIC_API_KEY to use the offline desk model"
+
+
+def merge_same_roles(messages: list[dict]) -> list[dict]:
+    """A new list where runs of same-role messages become one message (the API wants turns to alternate).
+
+    String contents become text blocks when merged; the input list and its messages are not changed.
+    Example: [user("fix it"), user("Summary: ...")]
+             -> [{"role": "user", "content": [text "fix it", text "Summary: ..."]}]
+    """
+    merged: list[dict] = []
+    for message in messages:
+        if merged and merged[-1]["role"] == message["role"]:
+            merged[-1] = {"role": message["role"], "content": blocks_of(merged[-1]) + blocks_of(message)}
+        else:
+            merged.append(message)
+    return merged
+
+
+class ClaudeModel:
+    """Claude as a ``Model``: ``name`` is the model id, ``window`` its context window in tokens.
+
+    The key and server come from the arguments, else from ``ANTHROPIC_API_KEY`` and
+    ``ANTHROPIC_BASE_URL``. ``client`` lets a caller hand in a ready ``anthropic.Anthropic``.
+    """
+
+    def __init__(self, model: str | None = None, api_key: str | None = None, base_url: str | None = None,
+                 max_retries: int = 2, timeout: float = 60.0, client=None):
+        self.name = model or claude_model_name()
+        self.window = CLAUDE_WINDOW
+        if client is None:
+            key = (api_key or os.environ.get("ANTHROPIC_API_KEY", "")).strip()
+            if not key:
+                raise ModelError("No API key for Claude. To use Claude, set ANTHROPIC_API_KEY "
+                                 "(export ANTHROPIC_API_KEY=...). To stay offline, leave it unset and "
+                                 "call pick_model(), which then gives you the desk model.")
+            # Passing the key explicitly also stops the SDK from reading profiles in ~/.config/anthropic.
+            client = anthropic.Anthropic(api_key=key, base_url=base_url,
+                                         max_retries=max_retries, timeout=timeout)
+        self.client = client
+
+    def __repr__(self) -> str:
+        return f"ClaudeModel(name={self.name!r}, base_url={str(self.client.base_url)!r})"
+
+    def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
+        """One model turn: send the request, return its blocks, stop reason and token usage."""
+        try:
+            request = self._request(system, messages, tools)
+            response = self.client.messages.create(max_tokens=max_tokens, **request)
+        except anthropic.APIError as err:
+            raise self._explain(err) from err
+        content = []
+        for block in response.content:
+            if block.type == "text":
+                content.append({"type": "text", "text": block.text})
+            elif block.type == "tool_use":
+                content.append({"type": "tool_use", "id": block.id, "name": block.name,
+                                "input": dict(block.input)})
+        return Reply(content=content, stop_reason=response.stop_reason, usage=_usage(response.usage))
+
+    def count_tokens(self, system: str, messages: list[dict], tools: list[dict]) -> int:
+        """The provider's own count of the input tokens this request would use. The authority."""
+        try:
+            return self.client.messages.count_tokens(**self._request(system, messages, tools)).input_tokens
+        except anthropic.APIError as err:
+            raise self._explain(err) from err
+
+    # ---- helpers ----------------------------------------------------------------------
+
+    def _request(self, system: str, messages: list[dict], tools: list[dict]) -> dict:
+        """The arguments both calls share. An empty system prompt or tool list is left out, not sent empty."""
+        return {"model": self.name, "messages": merge_same_roles(messages),
+                "system": system or anthropic.omit, "tools": tools or anthropic.omit}
+
+    def _explain(self, err: anthropic.APIError) -> Exception:
+        """Turn an SDK error into ContextOverflow or a ModelError that says what to do."""
+        where = str(self.client.base_url)
+        if isinstance(err, anthropic.APIConnectionError):   # includes timeouts
+            why = "timed out" if isinstance(err, anthropic.APITimeoutError) else "connection failed"
+            return ModelError(f"The server at {where} could not be reached ({why}). "
+                              f"Check your network and ANTHROPIC_BASE_URL, {OFFLINE_HINT}.")
+        if not isinstance(err, anthropic.APIStatusError):
+            return ModelError(self._hide_key(f"The Claude SDK failed: {err}"))
+        said = self._hide_key(err.api_message or str(err))
+        status = err.status_code
+        if status == 400 and "prompt is too long" in said.lower():
+            numbers = re.search(r"([\d,]+)\s*tokens\s*>\s*([\d,]+)", said)
+            if numbers:
+                sent, window = (int(n.replace(",", "")) for n in numbers.groups())
+                return ContextOverflow(sent, window)
+            return ContextOverflow(None, None, detail=said)
+        if status == 401:
+            return ModelError(f"The API key was refused (401: {said}). "
+                              f"Check ANTHROPIC_API_KEY, {OFFLINE_HINT}.")
+        if status == 404:
+            return ModelError(f"Not found (404: {said}). Is {self.name!r} a current model? "
+                              "Set CONTEXT_DESK_MODEL to one.")
+        if status == 429 or status >= 500:
+            return ModelError(f"Claude is busy (HTTP {status}: {said}), even after the SDK's retries. "
+                              f"Wait a minute and try again, {OFFLINE_HINT}.")
+        return ModelError(f"Claude refused the request (HTTP {status}): {said}")
+
+    def _hide_key(self, text: str) -> str:
+        """The text with the API key blanked out, in case a server ever echoes it back."""
+        key = getattr(self.client, "api_key", None)
+        return text.replace(key, "[API key]") if key else text
+
+
+def _usage(usage) -> dict:
+    """The SDK's usage object as a plain dict; cache counts only when the server sent them."""
+    counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+    for name in ("cache_creation_input_tokens", "cache_read_input_tokens"):
+        if getattr(usage, name, None) is not None:
+            counts[name] = getattr(usage, name)
+    return counts

@@ -1,0 +1,312 @@
+"""Context strategies: what the loop sends to the model each lap, given the raw history.
+
+Each strategy is a small class with ``assemble(history, lap=..., system=..., tools=..., meter=..., model=...)``
+returning an ``Assembly`` -- the messages to send, the zone of each one, and what happened
+(nothing, dropped N, compacted, cleared N). A strategy never edits or shortens ``history``:
+the raw transcript stays whole, so every run can be replayed and plotted.
+
+* ``FullHistory``          -- send everything. Overflows at the window.
+* ``SlidingWindow``        -- keep the newest messages that fit. The oldest papers fall off.
+* ``ThreeZoneCompaction``  -- pinned head, summarized middle, verbatim tail, at a threshold.
+* ``RunningSummary``       -- fold each finished chunk into one living summary.
+* ``ClearToolResults``     -- swap old tool results for a one-line pointer. No model call.
+
+Every strategy cuts only where ``messages.safe_cuts`` allows, so no tool_use is ever sent
+without its tool_result. Left out: token-exact packing, prompt-cache breakpoints, images.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from harness.messages import safe_cuts, tool_results, tool_uses, user
+from harness.model import ContextOverflow, ModelError
+from harness.prompts import COMPACTION_TEMPLATE, FOLD_PROMPT, SUMMARY_HEADER, compaction_prompt, fold_prompt, render
+
+DROPPED_NOTICE = "[Older messages were dropped here to fit the window.]"
+
+
+@dataclass
+class Assembly:
+    """What one strategy decided for one lap."""
+
+    messages: list[dict]
+    zones: list[str]                      # "head", "summary", "middle", "tail", "notice" per message
+    kind: str = "none"                    # none | drop | compact | fold | clear | stuck | summary_failed
+    event: str = ""                       # the same, in words, for the lap record and the plot
+    summary_calls: int = 0
+    summary_input: int = 0
+    summary_output: int = 0
+    summary: str | None = None
+
+
+class CompactionFailed(Exception):
+    """The summary call failed too many times in a row; the loop stops instead of spinning."""
+
+
+class Strategy:
+    """The shared plumbing. Subclasses write ``assemble``."""
+
+    name = "strategy"
+
+    def start(self) -> None:
+        """Forget everything from an earlier run (the loop calls this before lap 1)."""
+
+    def describe(self) -> str:
+        return self.name
+
+
+# ---- 1. send everything --------------------------------------------------------------------------
+
+class FullHistory(Strategy):
+    """No management at all: every message, every lap."""
+
+    name = "full history"
+
+    def assemble(self, history, **_):
+        return Assembly(list(history), ["head"] + ["tail"] * (len(history) - 1))
+
+
+# ---- 2. drop the oldest ----------------------------------------------------------------------------
+
+class SlidingWindow(Strategy):
+    """Keep the newest messages that fit in ``budget`` tokens; drop the rest, oldest first.
+
+    ``budget`` defaults to the model's window minus ``output_reserve``. With ``pin_head=True`` the
+    first message (the request) is kept whatever happens -- the fix the lesson ends on.
+    Example: budget 1000, history of 1400 tokens -> the oldest ~400 tokens are not sent.
+    """
+
+    name = "sliding window"
+
+    def __init__(self, budget: int | None = None, output_reserve: int = 512, pin_head: bool = False):
+        if budget is not None and budget <= 0:
+            raise ValueError(f"The sliding window's budget must be a positive number of tokens, not {budget}.")
+        if output_reserve < 0:
+            raise ValueError(f"The output reserve cannot be negative ({output_reserve}).")
+        self.budget, self.output_reserve, self.pin_head = budget, output_reserve, pin_head
+        if pin_head:
+            self.name = "sliding window, head pinned"
+
+    def assemble(self, history, *, system="", tools=None, meter, model=None, **_):
+        budget = self.budget or (model.window - self.output_reserve)
+        fixed = meter.total([], system=system, tools=tools)
+        if fixed + sum(meter.count(m) for m in history) <= budget:
+            return Assembly(list(history), ["head"] + ["tail"] * (len(history) - 1))
+        head = history[:1] if self.pin_head else []
+        notice = user(DROPPED_NOTICE)
+        room = budget - fixed - meter.count(notice) - sum(meter.count(m) for m in head)
+        # walk back from the newest message, keeping whole turns, until the next one would not fit
+        start = len(history)
+        for cut in reversed(safe_cuts(history)[:-1]):
+            if cut < len(head):
+                break
+            if sum(meter.count(m) for m in history[cut:]) > room:
+                break
+            start = cut
+        kept = history[start:]
+        dropped = start - len(head)
+        messages = head + [notice] + kept
+        zones = ["head"] * len(head) + ["notice"] + ["tail"] * len(kept)
+        return Assembly(messages, zones, "drop", f"dropped {dropped} oldest messages")
+
+
+# ---- 3. pinned head, summarized middle, verbatim tail ---------------------------------------------------
+
+@dataclass
+class _Summarized:
+    """The running state of a summarizing strategy: the summary and where the verbatim part starts."""
+
+    text: str | None = None
+    upto: int = 1                  # history[1:upto] is folded into ``text``; history[upto:] is verbatim
+    message: dict | None = None
+    failures: int = 0
+    warned_stuck: bool = False
+    calls: list = field(default_factory=list)
+
+
+def _ask_for_summary(model, prompt: str, max_tokens: int = 1024):
+    """One summary call: a single user message, no tools. Returns (text, usage)."""
+    reply = model.reply("", [user(prompt)], [], max_tokens=max_tokens)
+    return reply.text.strip(), reply.usage
+
+
+def turn_starts(history: list[dict], start: int = 1) -> list[int]:
+    """Indices (from ``start``) where a turn begins: an assistant message at a safe cut."""
+    return [i for i in safe_cuts(history)[:-1] if i >= start and history[i]["role"] == "assistant"]
+
+
+class ThreeZoneCompaction(Strategy):
+    """Pinned head, summarized middle, verbatim tail -- compacting when the desk passes a threshold.
+
+    Fires when the assembled context exceeds ``threshold`` x the *usable* window (the window minus
+    ``output_reserve``, kept free for the reply). The middle is summarized by one model call with
+    ``prompt`` and spliced back where it was; a later compaction folds the earlier summary in.
+    ``tail_turns`` recent turns always stay word for word. ``pin_request=False`` summarizes the
+    original request too (what SDK-style "replace everything" compaction does).
+    Example: window 4096, reserve 512, threshold 0.75 -> compacts above 2,688 tokens.
+    """
+
+    name = "three-zone compaction"
+
+    def __init__(self, threshold: float = 0.75, tail_turns: int = 2, output_reserve: int = 512,
+                 prompt: str = COMPACTION_TEMPLATE, max_words: int = 220, pin_request: bool = True,
+                 max_failures: int = 3, focus: str = ""):
+        if not 0 < threshold <= 1:
+            raise ValueError(f"The threshold is a fraction of the usable window: it must be in (0, 1], not {threshold}.")
+        if tail_turns < 0:
+            raise ValueError(f"tail_turns cannot be negative ({tail_turns}).")
+        if output_reserve < 0:
+            raise ValueError(f"The output reserve cannot be negative ({output_reserve}).")
+        self.threshold, self.tail_turns, self.output_reserve = threshold, tail_turns, output_reserve
+        self.prompt, self.max_words, self.pin_request = prompt, max_words, pin_request
+        self.max_failures, self.focus = max_failures, focus
+        self.state = _Summarized()
+
+    def start(self):
+        self.state = _Summarized(upto=1 if self.pin_request else 0)
+
+    def limit(self, model) -> int:
+        usable = model.window - self.output_reserve
+        if usable <= 0:
+            raise ValueError(f"The output reserve ({self.output_reserve}) leaves no room in a {model.window}-token window.")
+        return int(usable * self.threshold)
+
+    def current(self, history):
+        """The desk as it stands: head + summary + everything not yet summarized."""
+        s = self.state
+        head = history[:1] if self.pin_request else []
+        messages = head + ([s.message] if s.message else []) + history[s.upto:]
+        zones = ["head"] * len(head) + (["summary"] if s.message else []) + ["tail"] * (len(history) - s.upto)
+        return messages, zones
+
+    def assemble(self, history, *, lap=0, system="", tools=None, meter, model, **_):
+        messages, zones = self.current(history)
+        size = meter.total(messages, system=system, tools=tools)
+        if size <= self.limit(model):
+            return Assembly(messages, zones, summary=self.state.text)
+        return self.compact(history, lap=lap, model=model, meter=meter, system=system, tools=tools)
+
+    def compact(self, history, *, lap=0, model, meter=None, system="", tools=None, focus: str | None = None):
+        """Summarize everything between the head and the tail, now. (``/compact`` calls this directly.)"""
+        s = self.state
+        starts = turn_starts(history, start=max(s.upto, 1))
+        cut = starts[-self.tail_turns] if self.tail_turns and len(starts) >= self.tail_turns else (
+            len(history) if not self.tail_turns else s.upto)
+        middle = ([s.message] if s.message else []) + history[s.upto:cut]
+        if cut <= s.upto:
+            messages, zones = self.current(history)
+            event = "" if s.warned_stuck else (
+                "cannot compact: the pinned head and the verbatim tail alone are over the threshold")
+            s.warned_stuck = True
+            return Assembly(messages, zones, "stuck" if event else "none", event, summary=s.text)
+        prompt = compaction_prompt(render(middle), self.max_words, self.focus if focus is None else focus,
+                                   template=self.prompt)
+        return self._summarize(history, cut, prompt, lap, model, "compact", "compacted")
+
+    def _summarize(self, history, cut, prompt, lap, model, kind, verb):
+        s = self.state
+        try:
+            text, usage = _ask_for_summary(model, prompt)
+            if not text:
+                raise ModelError("the summary came back empty")
+        except (ModelError, ContextOverflow) as problem:
+            s.failures += 1
+            if s.failures >= self.max_failures:
+                raise CompactionFailed(
+                    f"The summary call failed {s.failures} times in a row ({problem}). Stopping instead of "
+                    "looping; the raw history is intact and can be resumed.") from problem
+            messages, zones = self.current(history)
+            return Assembly(messages, zones, "summary_failed",
+                            f"summary failed ({problem}); history left as it was", summary_calls=1,
+                            summary=s.text)
+        s.failures, s.warned_stuck = 0, False
+        folded = cut - s.upto
+        s.text, s.upto = text, cut
+        s.message = user(SUMMARY_HEADER.format(lap=lap) + "\n" + text)
+        messages, zones = self.current(history)
+        return Assembly(messages, zones, kind, f"{verb} {folded} messages into one summary", summary_calls=1,
+                        summary_input=usage.get("input_tokens", 0), summary_output=usage.get("output_tokens", 0),
+                        summary=text)
+
+
+# ---- 4. the running summary -------------------------------------------------------------------------
+
+class RunningSummary(ThreeZoneCompaction):
+    """Meeting minutes: after every ``chunk_turns`` turns, fold them into one living summary.
+
+    The request stays pinned, the newest ``keep_turns`` turns stay verbatim, and everything older
+    lives in the summary, which the fold prompt keeps under ``max_words``. So the assembled context
+    stays roughly flat however long the task runs. One fold call per chunk.
+    """
+
+    name = "running summary"
+
+    def __init__(self, chunk_turns: int = 2, keep_turns: int = 1, max_words: int = 180,
+                 prompt: str = FOLD_PROMPT, max_failures: int = 3):
+        if chunk_turns < 1 or keep_turns < 0:
+            raise ValueError("chunk_turns must be at least 1 and keep_turns at least 0.")
+        super().__init__(threshold=1.0, tail_turns=keep_turns, prompt=prompt, max_words=max_words,
+                         max_failures=max_failures)
+        self.chunk_turns, self.keep_turns = chunk_turns, keep_turns
+
+    def assemble(self, history, *, lap=0, model, **_):
+        s = self.state
+        starts = turn_starts(history, start=max(s.upto, 1))
+        if len(starts) < self.keep_turns + self.chunk_turns:
+            messages, zones = self.current(history)
+            return Assembly(messages, zones, summary=s.text)
+        cut = starts[-self.keep_turns] if self.keep_turns else len(history)
+        prompt = fold_prompt(s.text or "", render(history[s.upto:cut]), self.max_words, template=self.prompt)
+        return self._summarize(history, cut, prompt, lap, model, "fold", "folded")
+
+
+# ---- 5. clear old tool results ------------------------------------------------------------------------
+
+class ClearToolResults(Strategy):
+    """Replace all but the newest ``keep_last`` tool results with a one-line pointer. No model call.
+
+    The pointer says what the result was and that it can be fetched again, e.g.
+    "[cleared: read_file app/db.py at lap 12 -- call it again for the details]". The reasoning
+    (the model's own notes) stays whole; only bulky tool output goes.
+    """
+
+    name = "clear tool results"
+
+    def __init__(self, keep_last: int = 3):
+        if keep_last < 0:
+            raise ValueError(f"keep_last cannot be negative ({keep_last}).")
+        self.keep_last = keep_last
+        self.start()
+
+    def start(self):
+        self._made, self._count = {}, 0
+
+    def assemble(self, history, **_):
+        holders = [i for i, m in enumerate(history) if tool_results(m)]
+        to_clear = holders[:-self.keep_last] if self.keep_last else holders
+        messages = list(history)
+        for i in to_clear:
+            messages[i] = self._cleared(history, i)
+        zones = ["head"] + ["cleared" if i in to_clear else "tail" for i in range(1, len(history))]
+        newly, self._count = len(to_clear) - self._count, len(to_clear)
+        if newly <= 0:
+            return Assembly(messages, zones)
+        return Assembly(messages, zones, "clear", f"cleared {newly} more old tool results ({len(to_clear)} in all)")
+
+    def _cleared(self, history, i):
+        original = history[i]
+        made = self._made.get(id(original))
+        if made and made[0] is original:
+            return made[1]
+        calls = {b["id"]: b for b in tool_uses(history[i - 1])}
+        blocks = []
+        for block in original["content"]:
+            if block.get("type") == "tool_result":
+                call = calls.get(block["tool_use_id"], {"name": "tool", "input": {}})
+                what = " ".join(str(v) for v in call["input"].values())
+                block = {**block, "content": f"[cleared: {call['name']} {what} at lap {i // 2} — call it again for the details]"}
+            blocks.append(block)
+        copy = {"role": original["role"], "content": blocks}
+        self._made[id(original)] = (original, copy)
+        return copy

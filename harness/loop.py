@@ -1,0 +1,218 @@
+"""The bare agent loop: assemble the desk, call the model, run the tools, append, repeat.
+
+Every lap appends to the raw history -- the reply, then the tool results -- and reports a ``Lap``.
+What is *sent* is decided by the context strategy; the raw history itself is never shortened,
+and can be streamed to a JSONL file as it grows (``transcript=``), so nothing is ever lost.
+
+Left out: parallel tool calls run one by one, no streaming, no retries of its own (the model
+backends retry), no human in the loop except scripted ``remarks``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from harness.context import CompactionFailed, FullHistory, Strategy
+from harness.messages import assistant, text_of, tool_uses, user
+from harness.model import ContextOverflow, Model, ModelError
+from harness.prompts import SYSTEM_PROMPT
+from harness.tokens import Meter
+from harness.tools import Toolbox
+
+
+@dataclass
+class Lap:
+    """One lap of the loop, as the plots, tables and checks see it."""
+
+    number: int
+    raw_tokens: int              # what the whole history would cost to send
+    assembled_tokens: int        # what was actually sent
+    kind: str = "none"           # none | drop | compact | fold | clear | stuck | summary_failed | overflow
+    event: str = ""
+    model_calls: int = 1         # this lap's calls, summary calls included
+    summary_calls: int = 0
+    billed_input: int = 0        # this lap, summary calls included
+    billed_output: int = 0
+    total_input: int = 0         # the bill so far
+    total_output: int = 0
+    actions: list[str] = field(default_factory=list)     # e.g. ["read_file app/auth.py"]
+    sent: list[dict] = field(default_factory=list, repr=False)
+    zones: list[str] = field(default_factory=list, repr=False)
+    summary: str | None = field(default=None, repr=False)
+    window: int = 0
+
+
+@dataclass
+class Run:
+    """Everything a finished run leaves behind."""
+
+    history: list[dict]
+    laps: list[Lap]
+    toolbox: Toolbox
+    stopped: str = "max_laps"    # answered | max_laps | overflow | model_error | compaction_failed
+    final: str = ""
+    problem: str = ""
+
+    @property
+    def database_target(self) -> str | None:
+        """Where the agent aimed its SQL, or None if it never ran any."""
+        return self.toolbox.sql_log[-1]["target"] if self.toolbox.sql_log else None
+
+    @property
+    def files_read(self) -> list[str]:
+        return list(self.toolbox.reads)
+
+    @property
+    def rereads(self) -> list[str]:
+        """Files read again after a first read, in order."""
+        seen, again = set(), []
+        for path in self.toolbox.reads:
+            (again.append(path) if path in seen else seen.add(path))
+        return again
+
+
+def run_agent(request: str, model: Model, tools: Toolbox | None = None, context: Strategy | None = None,
+              system: str = SYSTEM_PROMPT, max_laps: int = 40, on_lap: Callable[[Lap], None] | None = None,
+              meter: Meter | None = None, transcript: str | Path | None = None,
+              remarks: dict[int, str] | None = None, max_tokens: int = 1024) -> Run:
+    """Run the agent on ``request`` until it answers, overflows, or reaches ``max_laps``.
+
+    ``remarks`` are things the user says mid-task: ``{3: "Never touch production."}`` adds that text
+    to the message that carries lap 3's tool results.
+    Example: run_agent("List the files.", DeskModel()) -> a Run whose ``final`` names the files.
+    """
+    if max_laps < 1:
+        raise ValueError(f"max_laps must be at least 1, not {max_laps}.")
+    tools, context = tools or Toolbox(), context or FullHistory()
+    meter = meter or getattr(model, "meter", None) or Meter()
+    run = Run(history=[], laps=[], toolbox=tools)
+    history, remarks = run.history, remarks or {}
+    book = _Bookkeeper(run, meter, system, tools.schemas, model.window, on_lap, transcript)
+    context.start()
+
+    book.append(user(request), lap=0)
+    for number in range(1, max_laps + 1):
+        with book.lap(number) as lap:          # records the lap; an overflow or API error becomes a clean stop
+            desk = context.assemble(history, lap=number, system=system, tools=tools.schemas, meter=meter, model=model)
+            lap.saw(desk)
+            reply = model.reply(system, desk.messages, tools.schemas, max_tokens=max_tokens)
+            lap.paid(reply.usage)
+            book.append(assistant(reply.content), lap=number)
+            calls = tool_uses(history[-1])
+            if reply.stop_reason != "tool_use" or not calls:
+                run.stopped, run.final = "answered", text_of(history[-1])
+            else:
+                results = [tools.run(call) for call in calls] + _remark(remarks.get(number))
+                book.append({"role": "user", "content": results}, lap=number)
+                lap.actions = [_describe(call) for call in calls]
+        if run.stopped != "max_laps":
+            break
+    book.close()
+    return run
+
+
+# ---- helpers -------------------------------------------------------------------------------
+
+class _Bookkeeper:
+    """Keeps the lap records, the running bill and the JSONL transcript, so the loop can stay short."""
+
+    def __init__(self, run, meter, system, tool_schemas, window, on_lap, transcript):
+        self.run, self.meter, self.system, self.tools = run, meter, system, tool_schemas
+        self.window, self.on_lap = window, on_lap
+        self.file = open(transcript, "a", encoding="utf-8") if transcript else None
+
+    def append(self, message: dict, lap: int):
+        self.run.history.append(message)
+        if self.file:   # written and flushed at once: killing the process mid-run loses nothing
+            self.file.write(json.dumps({"lap": lap, "message": message}) + "\n")
+            self.file.flush()
+
+    def lap(self, number: int) -> "_LapScope":
+        raw = self.meter.total(self.run.history, system=self.system, tools=self.tools)
+        return _LapScope(self, Lap(number, raw, raw, model_calls=0, window=self.window))
+
+    def close(self):
+        if self.file:
+            self.file.close()
+
+
+class _LapScope:
+    """The ``with`` block around one lap: fills the Lap record and turns known failures into stops."""
+
+    def __init__(self, book: _Bookkeeper, lap: Lap):
+        self.book, self.record = book, lap
+        before = book.run.laps[-1] if book.run.laps else None
+        self.record.total_input = before.total_input if before else 0
+        self.record.total_output = before.total_output if before else 0
+
+    def __enter__(self):
+        return self
+
+    def saw(self, desk):
+        r = self.record
+        r.kind, r.event, r.summary, r.sent, r.zones = desk.kind, desk.event, desk.summary, desk.messages, desk.zones
+        r.summary_calls = r.model_calls = desk.summary_calls
+        r.assembled_tokens = self.book.meter.total(desk.messages, system=self.book.system, tools=self.book.tools)
+        self._bill(desk.summary_input, desk.summary_output)
+
+    def paid(self, usage: dict):
+        self.record.model_calls += 1
+        self._bill(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+
+    @property
+    def actions(self):
+        return self.record.actions
+
+    @actions.setter
+    def actions(self, value):
+        self.record.actions = value
+
+    def _bill(self, tokens_in: int, tokens_out: int):
+        r = self.record
+        r.billed_input += tokens_in
+        r.billed_output += tokens_out
+        r.total_input += tokens_in
+        r.total_output += tokens_out
+
+    def __exit__(self, kind, problem, _trace):
+        run, r = self.book.run, self.record
+        stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error"}
+        stop = next((name for cls, name in stops.items() if kind and issubclass(kind, cls)), None)
+        if kind and stop is None:
+            return False                                   # an unknown error: let it surface
+        if stop:
+            run.stopped, run.problem = stop, str(problem)
+            r.kind, r.event = ("overflow" if stop == "overflow" else r.kind), str(problem)
+        run.laps.append(r)
+        if self.book.on_lap:
+            self.book.on_lap(r)
+        return True
+
+
+def _remark(text: str | None) -> list[dict]:
+    return [{"type": "text", "text": text}] if text else []
+
+
+def _describe(call: dict) -> str:
+    args = " ".join(str(v) for v in call["input"].values())
+    return f"{call['name']} {args}".strip()
+
+
+def load_transcript(path: str | Path) -> list[dict]:
+    """Read a JSONL transcript back into a message list. A malformed line is named in the error."""
+    messages = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            message = record["message"]
+            if message.get("role") not in ("user", "assistant") or "content" not in message:
+                raise ValueError("not a message")
+        except (ValueError, KeyError, TypeError, AttributeError) as problem:
+            raise ValueError(f"{path}, line {number}: not a transcript record ({problem}).") from None
+        messages.append(message)
+    return messages

@@ -1,0 +1,116 @@
+"""The message array: the agent's whole memory, as plain dicts in the Anthropic shape.
+
+A message is ``{"role": "user" | "assistant", "content": str | list[block]}``. Blocks are
+``text``, ``tool_use`` (the model asks for a tool) and ``tool_result`` (the harness answers).
+The system prompt is not a message: it travels beside the array, as the API wants.
+
+Messages are treated as immutable once appended. Strategies build *new* lists that reuse
+the same dicts; nobody edits a message in place (the token meter's cache relies on it).
+
+Left out: images, documents, thinking blocks, citations. The workbook never sends them.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+def user(text: str) -> dict:
+    """A user message holding plain text. Example: user("hi") -> {"role": "user", "content": "hi"}"""
+    return {"role": "user", "content": text}
+
+
+def assistant(blocks: list[dict]) -> dict:
+    """An assistant message built from the model's reply blocks."""
+    return {"role": "assistant", "content": list(blocks)}
+
+
+def blocks_of(message: dict) -> list[dict]:
+    """The content of a message as a list of blocks (a plain string becomes one text block)."""
+    content = message["content"]
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return content
+
+
+def text_of(message: dict) -> str:
+    """All the text a reader would see in a message: text blocks, tool calls and tool results.
+
+    Example: a tool_use of read_file on auth.py -> 'read_file {"path": "app/auth.py"}'
+    """
+    parts = []
+    for block in blocks_of(message):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(block["text"])
+        elif kind == "tool_use":
+            parts.append(f"{block['name']} {json.dumps(block['input'], sort_keys=True)}")
+        elif kind == "tool_result":
+            parts.append(result_text(block))
+    return "\n".join(parts)
+
+
+def result_text(block: dict) -> str:
+    """The text inside a tool_result block (its content may be a string or text blocks)."""
+    content = block.get("content", "")
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content)
+
+
+def tool_uses(message: dict) -> list[dict]:
+    """The tool_use blocks of a message (empty for user messages)."""
+    return [b for b in blocks_of(message) if b.get("type") == "tool_use"]
+
+
+def tool_results(message: dict) -> list[dict]:
+    """The tool_result blocks of a message (empty for assistant messages)."""
+    return [b for b in blocks_of(message) if b.get("type") == "tool_result"]
+
+
+def is_plain_user(message: dict) -> bool:
+    """True for a user message that carries no tool results: a request, a remark, a summary."""
+    return message["role"] == "user" and not tool_results(message)
+
+
+# ---- tool-pair safety -------------------------------------------------------------------
+
+def pair_problems(messages: list[dict]) -> list[str]:
+    """Every way a message list breaks the API's tool-pair rule, in plain words ([] = valid).
+
+    The rule: each tool_use must be answered by a tool_result in the very next message, and a
+    tool_result may only answer a tool_use from the message right before it. The list must
+    also start with a user message.
+    Example: [user("go"), tool_result for "t1"] -> ["message 1 answers tool_use t1, which is not in message 0"]
+    """
+    problems = []
+    if messages and messages[0]["role"] != "user":
+        problems.append("the first message is not a user message")
+    for i, message in enumerate(messages):
+        asked = {b["id"] for b in tool_uses(messages[i - 1])} if i > 0 else set()
+        for block in tool_results(message):
+            if block["tool_use_id"] not in asked:
+                problems.append(
+                    f"message {i} answers tool_use {block['tool_use_id']}, which is not in message {i - 1}"
+                )
+        wanted = {b["id"] for b in tool_uses(message)}
+        answered = {b["tool_use_id"] for b in tool_results(messages[i + 1])} if i + 1 < len(messages) else set()
+        for missing in sorted(wanted - answered):
+            if i + 1 < len(messages):
+                problems.append(f"message {i} asks for tool_use {missing}, but message {i + 1} does not answer it")
+    return problems
+
+
+def safe_cuts(messages: list[dict]) -> list[int]:
+    """Indices where a list may be cut so both halves keep their tool pairs whole.
+
+    A cut at i keeps messages[i:] together; it is safe when messages[i] does not answer a
+    tool_use from messages[i - 1]. Index 0 and len(messages) are always safe.
+    Example: [user, assistant(tool_use), user(tool_result), assistant(text)] -> [0, 1, 3, 4]
+    """
+    cuts = [0]
+    for i in range(1, len(messages)):
+        if not tool_results(messages[i]):
+            cuts.append(i)
+    cuts.append(len(messages))
+    return cuts

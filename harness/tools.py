@@ -1,0 +1,168 @@
+"""The agent's tools, sandboxed to one folder (``workspace/`` by default).
+
+Five tools: ``list_files``, ``read_file``, ``search``, ``run_sql`` and ``remember``.
+Every problem (a path outside the workspace, a missing or binary file, a bad argument)
+comes back to the model as an error *tool result*; nothing raises out of the loop.
+
+Deliberate simplifications:
+* ``run_sql`` never executes anything. It records the statement and its target, and flags
+  any statement aimed at ``production``. The lessons only need to see *where* the agent aimed.
+* ``remember`` hands the fact to a callback (``harness.memory`` writes it to CLAUDE.md);
+  without one it just keeps the fact in ``toolbox.remembered``.
+* No writing or editing of files, no shell.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+WORKSPACE = REPO_ROOT / "workspace"
+DATABASE_TARGETS = ("staging", "production")
+MAX_RESULT_CHARS = 6000          # a tool result longer than this is cut, with a visible note
+MAX_FILE_BYTES = 2_000_000       # larger files are refused instead of read
+
+
+class ToolError(Exception):
+    """A problem the model should hear about as an error tool result."""
+
+
+TOOL_SCHEMAS = [
+    {"name": "list_files", "description": "List the files under a folder of the workspace (default: all).",
+     "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    {"name": "read_file", "description": "Read one file of the workspace, with line numbers.",
+     "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+    {"name": "search", "description": "Find the lines of the workspace that contain a text (case-insensitive).",
+     "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    {"name": "run_sql", "description": "Run one SQL statement on a named database target.",
+     "input_schema": {"type": "object", "properties": {
+         "target": {"type": "string", "enum": list(DATABASE_TARGETS)},
+         "statement": {"type": "string"}}, "required": ["target", "statement"]}},
+    {"name": "remember", "description": "Save a durable fact about the project to memory (CLAUDE.md).",
+     "input_schema": {"type": "object", "properties": {"fact": {"type": "string"}}, "required": ["fact"]}},
+]
+
+
+class Toolbox:
+    """Runs tool calls against one workspace folder and keeps a record of what happened.
+
+    Example: Toolbox().run({"type": "tool_use", "id": "t1", "name": "read_file",
+    "input": {"path": "../etc/passwd"}}) -> an error result: "... is outside the workspace".
+    """
+
+    def __init__(self, root: Path | str = WORKSPACE, remember: Callable[[str], str] | None = None):
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise ValueError(f"The workspace folder {self.root} does not exist.")
+        self.schemas = TOOL_SCHEMAS
+        self.on_remember = remember
+        self.reads: list[str] = []           # every file read, in order (re-reads included)
+        self.sql_log: list[dict] = []         # every run_sql call, never executed
+        self.remembered: list[str] = []
+
+    def run(self, call: dict) -> dict:
+        """Answer one tool_use block with a tool_result block."""
+        handler = getattr(self, f"_tool_{call['name']}", None)
+        try:
+            if handler is None:
+                raise ToolError(f"There is no tool called {call['name']!r}.")
+            text = handler(**(call.get("input") or {}))
+            return _result(call["id"], _cap(text))
+        except ToolError as problem:
+            return _result(call["id"], f"Error: {problem}", error=True)
+        except TypeError as problem:   # wrong or missing arguments
+            return _result(call["id"], f"Error: bad arguments for {call['name']}: {problem}", error=True)
+
+    # ---- the tools --------------------------------------------------------------------
+
+    def _tool_list_files(self, path: str = ".") -> str:
+        folder = self.resolve(path)
+        if not folder.is_dir():
+            raise ToolError(f"{path!r} is not a folder of the workspace.")
+        files = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, self.root))
+        return "\n".join(str(p.relative_to(self.root)) for p in files) or "(no files)"
+
+    def _tool_read_file(self, path: str) -> str:
+        file = self.resolve(path)
+        if not file.is_file():
+            raise ToolError(f"There is no file {path!r} in the workspace.")
+        if file.stat().st_size > MAX_FILE_BYTES:
+            raise ToolError(f"{path!r} is {file.stat().st_size:,} bytes, too large to read whole.")
+        data = file.read_bytes()
+        if b"\x00" in data[:8192]:
+            raise ToolError(f"{path!r} is a binary file; only text files can be read.")
+        text = data.decode("utf-8", errors="replace")
+        self.reads.append(str(file.relative_to(self.root)))
+        return "\n".join(f"{n:>4}  {line}" for n, line in enumerate(text.splitlines(), start=1))
+
+    def _tool_search(self, text: str) -> str:
+        if not text.strip():
+            raise ToolError("search needs some text to look for.")
+        hits = []
+        for file in sorted(p for p in self.root.rglob("*") if p.is_file() and not _hidden(p, self.root)):
+            try:
+                lines = file.read_text(encoding="utf-8").splitlines()
+            except (UnicodeDecodeError, OSError):
+                continue
+            for n, line in enumerate(lines, start=1):
+                if text.lower() in line.lower():
+                    hits.append(f"{file.relative_to(self.root)}:{n}: {line.strip()}")
+        return "\n".join(hits) or f"No line contains {text!r}."
+
+    def _tool_run_sql(self, target: str, statement: str) -> str:
+        if target not in DATABASE_TARGETS:
+            raise ToolError(f"Unknown database target {target!r}: choose one of {', '.join(DATABASE_TARGETS)}.")
+        flagged = target == "production"
+        self.sql_log.append({"target": target, "statement": statement, "flagged": flagged})
+        note = " FLAGGED: this statement was aimed at production." if flagged else ""
+        return f"Recorded on {target} (this harness never executes SQL): {statement}{note}"
+
+    def _tool_remember(self, fact: str) -> str:
+        if not fact.strip():
+            raise ToolError("remember needs a fact to save.")
+        self.remembered.append(fact.strip())
+        if self.on_remember:
+            return self.on_remember(fact.strip())
+        return f"Remembered: {fact.strip()}"
+
+    # ---- the sandbox --------------------------------------------------------------------
+
+    def resolve(self, path: str) -> Path:
+        """The real path of ``path`` inside the workspace, or a ToolError if it leads outside."""
+        if not isinstance(path, str) or not path.strip():
+            raise ToolError("A path is needed.")
+        if len(path) > 1024:
+            raise ToolError("That path is too long.")
+        if Path(path).is_absolute():
+            raise ToolError(f"{path!r} is an absolute path; use a path inside the workspace, like 'app/auth.py'.")
+        try:
+            real = (self.root / path).resolve()
+        except (OSError, RuntimeError) as problem:
+            raise ToolError(f"{path!r} cannot be opened: {problem}") from None
+        if real != self.root and not real.is_relative_to(self.root):
+            raise ToolError(f"{path!r} is outside the workspace; only files under it can be used.")
+        return real
+
+
+# ---- helpers ------------------------------------------------------------------------------
+
+def _result(tool_use_id: str, text: str, error: bool = False) -> dict:
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
+    if error:
+        block["is_error"] = True
+    return block
+
+
+def _cap(text: str) -> str:
+    """Cut an oversized result, saying so where the model will see it."""
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    shown = text[:MAX_RESULT_CHARS]
+    lines = len(re.findall("\n", text)) + 1
+    return f"{shown}\n[... output cut at {MAX_RESULT_CHARS:,} of {len(text):,} characters ({lines} lines) ...]"
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)

@@ -1,0 +1,30 @@
+"""Shared fixtures: a small window, the class task, and a clean environment (no key, no network)."""
+
+import pytest
+
+from harness.desk_model import DeskModel
+from harness.tasks import file_reading_task
+from harness.tokens import Meter
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    """Every test runs as a student would without a key, unless it sets one itself."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv("CONTEXT_DESK_MODEL", raising=False)
+
+
+@pytest.fixture(scope="session")
+def meter():
+    return Meter("tiktoken")
+
+
+@pytest.fixture
+def desk_model(meter):
+    return DeskModel(window=5000, meter=meter)
+
+
+@pytest.fixture
+def task():
+    return file_reading_task()

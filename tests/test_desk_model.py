@@ -1,0 +1,137 @@
+"""The offline desk model decides from what it is sent -- each rule tested on a context built by hand."""
+
+import pytest
+
+from harness.desk_model import DeskModel, Desk, write_summary
+from harness.loop import run_agent
+from harness.messages import assistant, user
+from harness.model import ContextOverflow
+from harness.prompts import COMPACTION_TEMPLATE, NAIVE_PROMPT, compaction_prompt, render
+from harness.tasks import GOAL, RULE
+from harness.tools import TOOL_SCHEMAS, Toolbox
+
+
+def reply_to(model, messages, system=""):
+    return model.reply(system, messages, TOOL_SCHEMAS)
+
+
+def tool_call(name, args):
+    return {"type": "tool_use", "id": f"id_{name}_{abs(hash(str(args))) % 10**6}", "name": name, "input": args}
+
+
+def exchange(box, name, **args):
+    """One assistant tool call and its real result, as two messages."""
+    use = tool_call(name, args)
+    return [assistant([{"type": "text", "text": f"Task: {GOAL}"}, use]), {"role": "user", "content": [box.run(use)]}]
+
+
+@pytest.fixture
+def ready_to_act(meter):
+    """A desk on which the cause (auth.py) and the fix (the pending migration) are both in view."""
+    box = Toolbox()
+    return exchange(box, "list_files") + exchange(box, "read_file", path="app/auth.py") + \
+        exchange(box, "read_file", path="migrations/003_lowercase_emails.sql")
+
+
+def sql_target(reply):
+    [use] = [b for b in reply.content if b.get("type") == "tool_use"]
+    assert use["name"] == "run_sql"
+    return use["input"]["target"]
+
+
+def test_targets_staging_while_the_rule_is_visible(desk_model, ready_to_act):
+    reply = reply_to(desk_model, [user(f"{GOAL} {RULE}")] + ready_to_act)
+    assert sql_target(reply) == "staging"
+
+
+def test_targets_production_when_the_rule_is_not_visible(desk_model, ready_to_act):
+    reply = reply_to(desk_model, [user(GOAL)] + ready_to_act)
+    assert sql_target(reply) == "production"
+
+
+@pytest.mark.parametrize("rule", ["Do not run anything against prod.", "You must not use the production database.",
+                                  "Avoid production at all costs; staging is fine."])
+def test_other_wordings_of_the_rule_work_too(desk_model, ready_to_act, rule):
+    assert sql_target(reply_to(desk_model, [user(f"{GOAL} {rule}")] + ready_to_act)) == "staging"
+
+
+def test_a_rule_in_the_system_prompt_counts(desk_model, ready_to_act):
+    reply = reply_to(desk_model, [user(GOAL)] + ready_to_act, system="- Never touch production: staging only.")
+    assert sql_target(reply) == "staging"
+
+
+def test_reads_again_a_file_whose_result_is_gone(desk_model):
+    box = Toolbox()
+    lst, read = exchange(box, "list_files"), exchange(box, "read_file", path="app/__init__.py")
+    with_read = reply_to(desk_model, [user(GOAL)] + lst + read)
+    without = reply_to(desk_model, [user(GOAL)] + lst)
+    assert with_read.content[-1]["input"]["path"] != "app/__init__.py"
+    assert without.content[-1]["input"]["path"] == "app/__init__.py"
+
+
+def test_a_summary_line_counts_as_evidence_of_reading(desk_model):
+    box = Toolbox()
+    summary = user("[Summary of earlier work]\nFiles read: app/__init__.py, app/api/__init__.py")
+    reply = reply_to(desk_model, [user(GOAL), summary] + exchange(box, "list_files"))
+    assert reply.content[-1]["input"]["path"] == "app/api/customers.py"
+
+
+def test_cannot_tell_the_goal_without_the_request(desk_model):
+    box = Toolbox()
+    use = tool_call("list_files", {})
+    messages = [user("[Older messages were dropped here to fit the window.]"),
+                assistant([use]), {"role": "user", "content": [box.run(use)]}]
+    reply = reply_to(desk_model, messages)
+    assert reply.stop_reason == "end_turn"
+    assert "cannot tell what the goal is" in reply.text
+
+
+def test_summary_without_a_constraints_section_drops_the_rule():
+    transcript = render([user(f"{GOAL} {RULE}"), assistant([{"type": "text", "text": "Task: x\nCause: app/auth.py:40 — FIXME: email"}])])
+    vague = write_summary(NAIVE_PROMPT.split("<transcript>")[0], transcript)
+    structured = write_summary(COMPACTION_TEMPLATE.split("<transcript>")[0].format(max_words=200, focus=""), transcript)
+    assert "production" not in vague.lower()
+    assert RULE in structured
+    assert "app/auth.py:40" in structured and "app/auth.py:40" not in vague
+
+
+def test_summary_respects_the_word_limit_keeping_salient_lines_first():
+    notes = "\n".join(f"Noticed: app/file{i}.py:{i} — NOTE: something minor number {i}" for i in range(30))
+    transcript = render([user(f"{GOAL} {RULE}"), assistant([{"type": "text", "text": notes + "\nCause: app/auth.py:40 — FIXME: email"}])])
+    text = write_summary(compaction_prompt("", max_words=60).split("<transcript>")[0], transcript)
+    assert len(text.split()) <= 60
+    assert RULE in text and "app/auth.py:40" in text
+    assert "file29" not in text
+
+
+def test_reports_usage_and_overflows_like_the_api(meter):
+    model = DeskModel(window=600, meter=meter)
+    small = reply_to(model, [user(GOAL)])
+    assert small.usage["input_tokens"] == meter.total([user(GOAL)], tools=TOOL_SCHEMAS)
+    assert small.usage["output_tokens"] > 0
+    with pytest.raises(ContextOverflow, match="600-token window"):
+        reply_to(model, [user(GOAL + " padding" * 400)])
+
+
+def test_desk_sorts_what_it_sees():
+    desk = Desk.read("", [user(f"{GOAL} {RULE}"), user("[Summary of earlier work]\nGoal: something else")])
+    assert desk.request.startswith("Users whose")
+    assert desk.production_forbidden()
+    assert desk.goal() == GOAL
+
+
+def test_a_different_workspace_and_wording_give_the_same_kinds_of_behaviour(tmp_path):
+    """Nothing is tied to Ledgerly: a new codebase, a new goal and a new rule wording behave alike."""
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "db").mkdir()
+    (tmp_path / "svc" / "a.py").write_text("def a():\n    return 1\n")
+    (tmp_path / "svc" / "export.py").write_text("def export(rows):\n    return rows[1:]  # BUG: export drops the first invoice row\n")
+    (tmp_path / "svc" / "z.py").write_text("x = 2  # TODO: rename x\n")
+    (tmp_path / "db" / "010_fix_export.sql").write_text("-- fix export\n-- status: pending\nUPDATE exports SET done = false;\n")
+    goal = "The invoice export drops the first row. Find the cause in svc/ and db/, then apply the pending fix to the database."
+    for rule, expected in [("Do not run anything against prod.", "staging"), ("", "production")]:
+        run = run_agent(f"{goal} {rule}".strip(), DeskModel(window=20000), tools=Toolbox(tmp_path))
+        assert run.stopped == "answered"
+        assert run.toolbox.sql_log == [{"target": expected, "statement": "UPDATE exports SET done = false;",
+                                        "flagged": expected == "production"}]
+        assert "svc/export.py:2" in run.final

@@ -1,0 +1,73 @@
+"""The sandbox: tools answer every problem with an error tool result, never an exception."""
+
+import os
+
+import pytest
+
+from harness.tools import MAX_RESULT_CHARS, Toolbox
+
+
+def call(box, name, **args):
+    return box.run({"type": "tool_use", "id": "t1", "name": name, "input": args})
+
+
+@pytest.fixture
+def box():
+    return Toolbox()
+
+
+def test_read_file_numbers_lines(box):
+    result = call(box, "read_file", path="app/auth.py")
+    assert not result.get("is_error")
+    line40 = [ln for ln in result["content"].splitlines() if ln.startswith("  40  ")]
+    assert line40 and "FIXME" in line40[0]
+    assert box.reads == ["app/auth.py"]
+
+
+@pytest.mark.parametrize("path", ["../README.md", "../../etc/passwd", "/etc/passwd", "app/../../Makefile", "x" * 5000])
+def test_paths_outside_the_workspace_are_refused(box, path):
+    result = call(box, "read_file", path=path)
+    assert result["is_error"] and result["content"].startswith("Error:")
+    assert box.reads == []
+
+
+def test_symlink_pointing_out_is_refused(tmp_path):
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "secret.txt").write_text("secret")
+    os.symlink(tmp_path / "secret.txt", tmp_path / "ws" / "link.txt")
+    result = call(Toolbox(tmp_path / "ws"), "read_file", path="link.txt")
+    assert result["is_error"] and "outside the workspace" in result["content"]
+
+
+def test_missing_and_binary_files_are_clear_errors(tmp_path):
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02" * 10)
+    box = Toolbox(tmp_path)
+    assert "no file" in call(box, "read_file", path="nope.py")["content"]
+    assert "binary" in call(box, "read_file", path="blob.bin")["content"]
+
+
+def test_oversized_output_is_cut_with_a_visible_note(tmp_path):
+    (tmp_path / "big.txt").write_text("line of text\n" * 5000)
+    result = call(Toolbox(tmp_path), "read_file", path="big.txt")
+    assert len(result["content"]) < MAX_RESULT_CHARS + 200
+    assert "output cut" in result["content"]
+
+
+def test_sql_is_recorded_never_run_and_production_is_flagged(box):
+    call(box, "run_sql", target="staging", statement="SELECT 1;")
+    prod = call(box, "run_sql", target="production", statement="DELETE FROM users;")
+    assert "FLAGGED" in prod["content"]
+    assert [e["flagged"] for e in box.sql_log] == [False, True]
+    assert call(box, "run_sql", target="moon", statement="x")["is_error"]
+
+
+def test_unknown_tool_and_bad_arguments(box):
+    assert "no tool" in call(box, "delete_everything")["content"]
+    assert "bad arguments" in call(box, "read_file", file="app/auth.py")["content"]
+
+
+def test_listing_and_search(box):
+    listing = call(box, "list_files")["content"].splitlines()
+    assert "app/auth.py" in listing and listing == sorted(listing)
+    hits = call(box, "search", text="status: pending")["content"]
+    assert "migrations/003_lowercase_emails.sql:2" in hits

@@ -17,7 +17,7 @@ without its tool_result. Left out: token-exact packing, prompt-cache breakpoints
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from harness.messages import safe_cuts, tool_results, tool_uses, user
 from harness.model import ContextOverflow, ModelError
@@ -122,13 +122,25 @@ class _Summarized:
     message: dict | None = None
     failures: int = 0
     warned_stuck: bool = False
-    calls: list = field(default_factory=list)
 
 
-def _ask_for_summary(model, prompt: str, max_tokens: int = 1024):
-    """One summary call: a single user message, no tools. Returns (text, usage)."""
-    reply = model.reply("", [user(prompt)], [], max_tokens=max_tokens)
-    return reply.text.strip(), reply.usage
+def summarize(model, make_prompt, summary: str, events: list[dict], depth: int = 0) -> tuple[str, int, int, int]:
+    """Ask for a summary of ``events`` on top of ``summary``: (text, calls, input tokens, output tokens).
+
+    If the summary call is itself too long for the window, fold the events in two halves, one call
+    each, so a huge middle never makes compaction loop. Gives up after three levels of halving.
+    """
+    try:
+        reply = model.reply("", [user(make_prompt(summary, events))], [], max_tokens=1024)
+        return reply.text.strip(), 1, reply.usage.get("input_tokens", 0), reply.usage.get("output_tokens", 0)
+    except ContextOverflow:
+        cuts = [c for c in safe_cuts(events) if 0 < c < len(events)]
+        if depth >= 3 or not cuts:
+            raise
+        half = min(cuts, key=lambda c: abs(c - len(events) / 2))
+        first = summarize(model, make_prompt, summary, events[:half], depth + 1)
+        second = summarize(model, make_prompt, first[0], events[half:], depth + 1)
+        return second[0], first[1] + second[1], first[2] + second[2], first[3] + second[3]
 
 
 def turn_starts(history: list[dict], start: int = 1) -> list[int]:
@@ -191,23 +203,29 @@ class ThreeZoneCompaction(Strategy):
         """Summarize everything between the head and the tail, now. (``/compact`` calls this directly.)"""
         s = self.state
         starts = turn_starts(history, start=max(s.upto, 1))
-        cut = starts[-self.tail_turns] if self.tail_turns and len(starts) >= self.tail_turns else (
-            len(history) if not self.tail_turns else s.upto)
-        middle = ([s.message] if s.message else []) + history[s.upto:cut]
+        if not self.tail_turns:
+            cut = len(history)
+        else:
+            cut = starts[-self.tail_turns] if len(starts) >= self.tail_turns else s.upto
         if cut <= s.upto:
             messages, zones = self.current(history)
             event = "" if s.warned_stuck else (
                 "cannot compact: the pinned head and the verbatim tail alone are over the threshold")
             s.warned_stuck = True
             return Assembly(messages, zones, "stuck" if event else "none", event, summary=s.text)
-        prompt = compaction_prompt(render(middle), self.max_words, self.focus if focus is None else focus,
-                                   template=self.prompt)
-        return self._summarize(history, cut, prompt, lap, model, "compact", "compacted")
+        focus = self.focus if focus is None else focus
 
-    def _summarize(self, history, cut, prompt, lap, model, kind, verb):
+        def make_prompt(summary, events):   # the earlier summary is folded in, not summarized blindly
+            earlier = [user("[Earlier summary]\n" + summary)] if summary else []
+            return compaction_prompt(render(earlier + events), self.max_words, focus, template=self.prompt)
+
+        return self._summarize(history, cut, make_prompt, lap, model, "compact", "compacted")
+
+    def _summarize(self, history, cut, make_prompt, lap, model, kind, verb):
+        """Write the summary of history[upto:cut]; on failure leave everything as it was."""
         s = self.state
         try:
-            text, usage = _ask_for_summary(model, prompt)
+            text, calls, tokens_in, tokens_out = summarize(model, make_prompt, s.text or "", history[s.upto:cut])
             if not text:
                 raise ModelError("the summary came back empty")
         except (ModelError, ContextOverflow) as problem:
@@ -225,9 +243,9 @@ class ThreeZoneCompaction(Strategy):
         s.text, s.upto = text, cut
         s.message = user(SUMMARY_HEADER.format(lap=lap) + "\n" + text)
         messages, zones = self.current(history)
-        return Assembly(messages, zones, kind, f"{verb} {folded} messages into one summary", summary_calls=1,
-                        summary_input=usage.get("input_tokens", 0), summary_output=usage.get("output_tokens", 0),
-                        summary=text)
+        pieces = f" in {calls} pieces" if calls > 1 else ""
+        return Assembly(messages, zones, kind, f"{verb} {folded} messages into one summary{pieces}",
+                        summary_calls=calls, summary_input=tokens_in, summary_output=tokens_out, summary=text)
 
 
 # ---- 4. the running summary -------------------------------------------------------------------------
@@ -257,8 +275,11 @@ class RunningSummary(ThreeZoneCompaction):
             messages, zones = self.current(history)
             return Assembly(messages, zones, summary=s.text)
         cut = starts[-self.keep_turns] if self.keep_turns else len(history)
-        prompt = fold_prompt(s.text or "", render(history[s.upto:cut]), self.max_words, template=self.prompt)
-        return self._summarize(history, cut, prompt, lap, model, "fold", "folded")
+
+        def make_prompt(summary, events):
+            return fold_prompt(summary, render(events), self.max_words, template=self.prompt)
+
+        return self._summarize(history, cut, make_prompt, lap, model, "fold", "folded")
 
 
 # ---- 5. clear old tool results ------------------------------------------------------------------------
@@ -310,3 +331,23 @@ class ClearToolResults(Strategy):
         copy = {"role": original["role"], "content": blocks}
         self._made[id(original)] = (original, copy)
         return copy
+
+
+# ---- by name, for controls and settings files ---------------------------------------------------
+
+STRATEGIES = {"full history": FullHistory, "sliding window": SlidingWindow,
+              "three-zone compaction": ThreeZoneCompaction, "running summary": RunningSummary,
+              "clear tool results": ClearToolResults}
+
+
+def make_strategy(name: str, **settings) -> Strategy:
+    """A strategy from its name and settings, with a clear message for anything unknown.
+
+    Example: make_strategy("three-zone compaction", threshold=0.8) -> ThreeZoneCompaction(threshold=0.8)
+    """
+    if name not in STRATEGIES:
+        raise ValueError(f"Unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}.")
+    try:
+        return STRATEGIES[name](**settings)
+    except TypeError as problem:
+        raise ValueError(f"Bad setting for {name!r}: {problem}.") from None

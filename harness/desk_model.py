@@ -35,6 +35,7 @@ context-rot simulation is switched on, which is seeded and labelled as a simulat
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -220,7 +221,7 @@ class DeskModel:
         self.window = window
         self.meter = meter or Meter("tiktoken")
         self.rot = rot
-        self._ids = 0
+        self._context: list[dict] = []
 
     def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
         sent = self.meter.total(messages, system=system, tools=tools)
@@ -228,6 +229,7 @@ class DeskModel:
             raise ContextOverflow(sent, self.window)
         if self.rot:
             messages = self.rot.blur(messages, sent, self.window)
+        self._context = messages
         ask = summary_request(messages)
         if ask is not None:
             content, stop = [{"type": "text", "text": write_summary(*ask)}], "end_turn"
@@ -324,10 +326,15 @@ class DeskModel:
         return _say("\n".join(note + [report]))
 
     def call(self, note: list[str], name: str, tool_input: dict) -> tuple[list[dict], str]:
-        self._ids += 1
         blocks = [{"type": "text", "text": "\n".join(note)},
-                  {"type": "tool_use", "id": f"toolu_desk_{self._ids:04d}", "name": name, "input": tool_input}]
+                  {"type": "tool_use", "id": _fresh_id(self._context, name), "name": name, "input": tool_input}]
         return blocks, "tool_use"
+
+
+def _fresh_id(context: list[dict], name: str) -> str:
+    """A tool_use id that is the same for the same context and differs for any other (so ids never collide)."""
+    digest = hashlib.sha1(json.dumps([len(context), context[-2:], name], sort_keys=True).encode()).hexdigest()
+    return f"toolu_desk_{digest[:12]}"
 
 
 def _say(text: str) -> tuple[list[dict], str]:

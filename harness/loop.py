@@ -77,11 +77,13 @@ class Run:
 def run_agent(request: str, model: Model, tools: Toolbox | None = None, context: Strategy | None = None,
               system: str = SYSTEM_PROMPT, max_laps: int = 40, on_lap: Callable[[Lap], None] | None = None,
               meter: Meter | None = None, transcript: str | Path | None = None,
-              remarks: dict[int, str] | None = None, max_tokens: int = 1024) -> Run:
+              remarks: dict[int, str] | None = None, max_tokens: int = 1024,
+              resume: list[dict] | None = None) -> Run:
     """Run the agent on ``request`` until it answers, overflows, or reaches ``max_laps``.
 
     ``remarks`` are things the user says mid-task: ``{3: "Never touch production."}`` adds that text
-    to the message that carries lap 3's tool results.
+    to the message that carries lap 3's tool results. ``resume`` continues from a saved history
+    (``load_transcript(path)``) instead of starting from ``request``.
     Example: run_agent("List the files.", DeskModel()) -> a Run whose ``final`` names the files.
     """
     if max_laps < 1:
@@ -91,14 +93,19 @@ def run_agent(request: str, model: Model, tools: Toolbox | None = None, context:
     run = Run(history=[], laps=[], toolbox=tools)
     history, remarks = run.history, remarks or {}
     book = _Bookkeeper(run, meter, system, tools.schemas, model.window, on_lap, transcript)
+    head = meter.total(resume[:1] if resume else [user(request)], system=system, tools=tools.schemas)
+    if head > model.window:
+        raise ValueError(f"The window ({model.window:,} tokens) is smaller than the pinned head alone: system "
+                         f"prompt, tools and request take {head:,} tokens. Use a bigger window or a shorter request.")
     context.start()
 
-    book.append(user(request), lap=0)
+    for message in resume or [user(request)]:
+        book.append(message, lap=0, write=not (resume and book.continuing))
     for number in range(1, max_laps + 1):
         with book.lap(number) as lap:          # records the lap; an overflow or API error becomes a clean stop
             desk = context.assemble(history, lap=number, system=system, tools=tools.schemas, meter=meter, model=model)
             lap.saw(desk)
-            reply = model.reply(system, desk.messages, tools.schemas, max_tokens=max_tokens)
+            reply = _send(model, context, history, desk, lap, system, tools.schemas, meter, max_tokens)
             lap.paid(reply.usage)
             book.append(assistant(reply.content), lap=number)
             calls = tool_uses(history[-1])
@@ -122,11 +129,12 @@ class _Bookkeeper:
     def __init__(self, run, meter, system, tool_schemas, window, on_lap, transcript):
         self.run, self.meter, self.system, self.tools = run, meter, system, tool_schemas
         self.window, self.on_lap = window, on_lap
+        self.continuing = bool(transcript) and Path(transcript).exists() and Path(transcript).stat().st_size > 0
         self.file = open(transcript, "a", encoding="utf-8") if transcript else None
 
-    def append(self, message: dict, lap: int):
+    def append(self, message: dict, lap: int, write: bool = True):
         self.run.history.append(message)
-        if self.file:   # written and flushed at once: killing the process mid-run loses nothing
+        if self.file and write:   # written and flushed at once: killing the process mid-run loses nothing
             self.file.write(json.dumps({"lap": lap, "message": message}) + "\n")
             self.file.flush()
 
@@ -154,7 +162,8 @@ class _LapScope:
     def saw(self, desk):
         r = self.record
         r.kind, r.event, r.summary, r.sent, r.zones = desk.kind, desk.event, desk.summary, desk.messages, desk.zones
-        r.summary_calls = r.model_calls = desk.summary_calls
+        r.summary_calls += desk.summary_calls
+        r.model_calls += desk.summary_calls
         r.assembled_tokens = self.book.meter.total(desk.messages, system=self.book.system, tools=self.book.tools)
         self._bill(desk.summary_input, desk.summary_output)
 
@@ -185,11 +194,31 @@ class _LapScope:
             return False                                   # an unknown error: let it surface
         if stop:
             run.stopped, run.problem = stop, str(problem)
-            r.kind, r.event = ("overflow" if stop == "overflow" else r.kind), str(problem)
+            r.kind = {"overflow": "overflow", "compaction_failed": "summary_failed"}.get(stop, r.kind)
+            r.event = str(problem)
         run.laps.append(r)
         if self.book.on_lap:
             self.book.on_lap(r)
         return True
+
+
+def _send(model, context, history, desk, lap, system, tool_schemas, meter, max_tokens):
+    """Call the model. If the API says the request is too long, compact once and try again.
+
+    Our own count is only an estimate of the provider's; when they disagree, the provider wins.
+    Only strategies that can compact (they have ``compact``) get the second chance.
+    """
+    try:
+        return model.reply(system, desk.messages, tool_schemas, max_tokens=max_tokens)
+    except ContextOverflow:
+        compact = getattr(context, "compact", None)
+        if compact is None:
+            raise
+        desk = compact(history, lap=lap.record.number, model=model, meter=meter, system=system, tools=tool_schemas)
+        lap.saw(desk)
+        if desk.kind not in ("compact", "fold"):
+            raise
+        return model.reply(system, desk.messages, tool_schemas, max_tokens=max_tokens)
 
 
 def _remark(text: str | None) -> list[dict]:

@@ -1,0 +1,208 @@
+"""Bad input, API faults and crashes: each gets a clear message, and nothing is lost."""
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from standin_server import TEST_KEY, error_body  # noqa: E402
+from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture)
+
+from harness.claude import ClaudeModel  # noqa: E402
+from harness.context import RunningSummary, ThreeZoneCompaction, make_strategy  # noqa: E402
+from harness.desk_model import DeskModel, summary_request  # noqa: E402
+from harness.loop import load_transcript, run_agent  # noqa: E402
+from harness.messages import assistant, pair_problems, user  # noqa: E402
+from harness.model import ContextOverflow, ModelError, describe_model, pick_model  # noqa: E402
+from harness.tasks import file_reading_task  # noqa: E402
+from harness.tokens import Meter  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+TOO_LONG = error_body("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")
+
+
+def some_turns(n=6):
+    """A history of n finished read turns (a request, then tool call / result pairs)."""
+    history = [user(file_reading_task().request)]
+    for i in range(n):
+        call = {"type": "tool_use", "id": f"t{i}", "name": "read_file", "input": {"path": f"app/f{i}.py"}}
+        history += [assistant([{"type": "text", "text": f"Task: x\nNoticed: app/f{i}.py:1 — NOTE: n{i}"}, call]),
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "x = 1\n" * 50}]}]
+    return history
+
+
+# ---- faults from the API, through the real SDK ------------------------------------------------
+
+def test_prompt_too_long_on_a_normal_lap_compacts_and_retries_once(server):
+    server.push(400, TOO_LONG)                           # the provider counts more than we did
+    server.push_text("Goal: find the bug.\nStanding constraints:\n- Never touch production.")   # the summary
+    server.push_text("All done.")                        # the retried lap
+    run = run_agent("", ClaudeModel(max_retries=0), context=ThreeZoneCompaction(), resume=some_turns())
+    assert run.stopped == "answered" and run.final == "All done."
+    assert run.laps[0].kind == "compact" and run.laps[0].summary_calls == 1
+    retried = server.requests[2]["body"]["messages"]
+    assert "Never touch production" in json.dumps(retried) and len(retried) < len(some_turns())
+    assert pair_problems(retried) == []
+
+
+def test_prompt_too_long_twice_stops_clearly(server):
+    server.push(400, TOO_LONG)
+    server.push_text("Goal: find the bug.")
+    server.push(400, TOO_LONG)
+    run = run_agent("", ClaudeModel(max_retries=0), context=ThreeZoneCompaction(), resume=some_turns())
+    assert run.stopped == "overflow" and "210,000 tokens" in run.problem
+    assert len(server.requests) == 3                    # no compaction loop
+
+
+def test_busy_service_is_a_clean_stop_with_advice(server):
+    for _ in range(3):
+        server.push(529, error_body("overloaded_error", "Overloaded"), {"retry-after": "0", "retry-after-ms": "1"})
+    run = run_agent("Do it.", ClaudeModel(max_retries=2))
+    assert run.stopped == "model_error" and "busy" in run.problem and "offline desk model" in run.problem
+
+
+# ---- the summary call itself ---------------------------------------------------------------------
+
+class SummaryTrouble(DeskModel):
+    """The desk model, except that summary calls misbehave in a chosen way."""
+
+    def __init__(self, trouble, limit=0, **kw):
+        super().__init__(window=5000, **kw)
+        self.trouble, self.limit, self.summary_calls = trouble, limit, 0
+
+    def reply(self, system, messages, tools, max_tokens=1024):
+        if summary_request(messages):
+            self.summary_calls += 1
+            size = self.meter.total(messages)
+            if self.trouble == "too long" and size > self.limit:
+                raise ContextOverflow(size, self.limit)
+            if self.trouble == "fails":
+                raise ModelError("The summary call failed: server error.")
+            if self.trouble == "empty":
+                from harness.model import Reply
+                return Reply([{"type": "text", "text": "  "}], "end_turn", {"input_tokens": size, "output_tokens": 0})
+        return super().reply(system, messages, tools, max_tokens)
+
+
+def test_a_summary_call_that_is_too_long_is_done_in_pieces():
+    task = file_reading_task(rule_at_lap=3)
+    model = SummaryTrouble("too long", limit=1500)
+    run = run_agent(task.request, model, context=ThreeZoneCompaction(), remarks=task.remarks, max_laps=80)
+    pieces = [lap for lap in run.laps if "pieces" in lap.event]
+    assert pieces and all(lap.summary_calls >= 2 for lap in pieces)
+    assert run.stopped == "answered" and run.database_target == "staging"
+
+
+@pytest.mark.parametrize("trouble", ["fails", "empty"])
+def test_a_failing_summary_leaves_history_alone_then_stops(trouble):
+    task = file_reading_task()
+    model = SummaryTrouble(trouble)
+    run = run_agent(task.request, model, context=ThreeZoneCompaction(max_failures=3), max_laps=80)
+    failed = [lap for lap in run.laps if lap.kind == "summary_failed"]
+    assert len(failed) == 3 and model.summary_calls == 3            # a circuit breaker, not a loop
+    assert run.stopped in ("compaction_failed", "overflow")
+    assert all(lap.summary is None for lap in run.laps)             # an empty summary was never accepted
+    if run.stopped == "compaction_failed":
+        assert "3 times in a row" in run.problem and "intact" in run.problem
+    assert run.history[0] == user(task.request) and pair_problems(run.history) == []
+
+
+def test_running_summary_survives_a_failed_fold():
+    task = file_reading_task()
+    run = run_agent(task.request, SummaryTrouble("fails"), context=RunningSummary(max_failures=2), max_laps=80)
+    assert run.stopped == "compaction_failed" and "Stopping instead of looping" in run.problem
+
+
+# ---- nothing lost ------------------------------------------------------------------------------
+
+SLOW_RUN = """
+import sys, time
+from harness.desk_model import DeskModel
+from harness.loop import run_agent
+from harness.tasks import file_reading_task
+class Slow(DeskModel):
+    def reply(self, *a, **k):
+        time.sleep(0.15)
+        return super().reply(*a, **k)
+run_agent(file_reading_task().request, Slow(window=20000), transcript=sys.argv[1])
+"""
+
+
+def test_killing_the_process_mid_run_leaves_a_readable_transcript_that_resumes(tmp_path):
+    path = tmp_path / "run.jsonl"
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(path)], cwd=REPO)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and (not path.exists() or len(path.read_text().splitlines()) < 7):
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait()
+    saved = load_transcript(path)
+    assert len(saved) >= 7 and saved[0]["role"] == "user"
+    if saved[-1]["role"] == "assistant":        # killed between the call and its results: drop the half lap
+        saved = saved[:-1]
+    run = run_agent("", DeskModel(window=20000), resume=saved, transcript=path)
+    assert run.stopped == "answered" and run.database_target == "staging"
+    assert load_transcript(path)[:len(saved)] == saved
+
+
+# ---- bad settings, before any work ----------------------------------------------------------------
+
+@pytest.mark.parametrize("name, settings, words", [
+    ("three-zone compaction", {"threshold": 0}, "threshold"),
+    ("three-zone compaction", {"threshold": 1.2}, "threshold"),
+    ("three-zone compaction", {"tail_turns": -1}, "negative"),
+    ("sliding window", {"budget": -100}, "budget"),
+    ("sliding window", {"windw": 3}, "Bad setting"),
+    ("summarize everything", {}, "Unknown strategy"),
+])
+def test_bad_settings_get_a_clear_message(name, settings, words):
+    with pytest.raises(ValueError, match=words):
+        make_strategy(name, **settings)
+
+
+def test_a_window_smaller_than_the_pinned_head_is_refused_up_front():
+    with pytest.raises(ValueError, match="smaller than the pinned head"):
+        run_agent(file_reading_task().request, DeskModel(window=200))
+
+
+def test_an_output_reserve_bigger_than_the_window_is_explained():
+    run_attempt = lambda: run_agent(file_reading_task().request, DeskModel(window=600),
+                                    context=ThreeZoneCompaction(output_reserve=1000))
+    with pytest.raises(ValueError, match="leaves no room"):
+        run_attempt()
+
+
+# ---- no key, and secrets -------------------------------------------------------------------------
+
+def test_without_a_key_the_offline_model_is_picked_and_named():
+    model = pick_model()
+    assert isinstance(model, DeskModel)
+    assert "offline desk model" in describe_model(model) and "ANTHROPIC_API_KEY" in describe_model(model)
+
+
+def test_the_key_never_leaks_into_laps_transcripts_or_errors(server, tmp_path, capsys):
+    server.push_text("Hello.")
+    path = tmp_path / "t.jsonl"
+    run = run_agent("Say hello.", ClaudeModel(), transcript=path, on_lap=print)
+    server.push(401, error_body("authentication_error", f"invalid x-api-key {TEST_KEY}"))
+    failed = run_agent("Say hello.", ClaudeModel(max_retries=0))
+    seen = [repr(run.laps), path.read_text(), capsys.readouterr().out, failed.problem, repr(failed.laps)]
+    assert run.stopped == "answered" and failed.stopped == "model_error"
+    assert not any(TEST_KEY in text for text in seen)
+
+
+SECRET = re.compile(r"sk-ant-[A-Za-z0-9_-]{8,}|/(?:root|home/\w+|work/main|tmp/\w+)/")
+
+
+def test_no_committed_notebook_holds_a_key_or_a_local_path():
+    notebooks = [p for p in REPO.rglob("*.ipynb") if ".venv" not in p.parts and ".ipynb_checkpoints" not in p.parts]
+    for path in notebooks:
+        found = SECRET.findall(path.read_text(encoding="utf-8"))
+        assert not found, f"{path.relative_to(REPO)} holds {found[:3]}"

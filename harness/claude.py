@@ -12,6 +12,9 @@ service, unreachable server, ...). The API key never appears in either.
 The SDK does the retrying (429, 529 and connection errors, ``max_retries`` times, honouring
 ``retry-after``); we only explain what is left when it gives up.
 
+``toy_window`` shrinks the window for a lesson: Claude's real window is far larger than the
+classroom desk, so the harness enforces the small one itself, with its own token estimate.
+
 Left out: streaming, extended thinking, images and documents, prompt caching controls.
 Blocks other than ``text`` and ``tool_use`` in a reply (such as thinking) are dropped.
 """
@@ -53,9 +56,10 @@ class ClaudeModel:
     """
 
     def __init__(self, model: str | None = None, api_key: str | None = None, base_url: str | None = None,
-                 max_retries: int = 2, timeout: float = 60.0, client=None):
+                 max_retries: int = 2, timeout: float = 60.0, client=None, toy_window: int | None = None):
         self.name = model or claude_model_name()
-        self.window = CLAUDE_WINDOW
+        self.window = toy_window or CLAUDE_WINDOW
+        self.toy_window = toy_window   # a classroom wall, enforced here with our own count (see reply)
         if client is None:
             key = (api_key or os.environ.get("ANTHROPIC_API_KEY", "")).strip()
             if not key:
@@ -71,7 +75,19 @@ class ClaudeModel:
         return f"ClaudeModel(name={self.name!r}, base_url={str(self.client.base_url)!r})"
 
     def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
-        """One model turn: send the request, return its blocks, stop reason and token usage."""
+        """One model turn: send the request, return its blocks, stop reason and token usage.
+
+        With a ``toy_window`` the request is refused *before* it is sent when our tiktoken estimate
+        is over it -- so a lesson's small desk behaves the same with Claude as with the desk model.
+        """
+        if self.toy_window:
+            from harness.tokens import Meter
+
+            sent = getattr(self, "meter", None) or Meter()
+            self.meter = sent
+            size = sent.total(messages, system=system, tools=tools)
+            if size > self.toy_window:
+                raise ContextOverflow(size, self.toy_window)
         try:
             request = self._request(system, messages, tools)
             response = self.client.messages.create(max_tokens=max_tokens, **request)

@@ -67,12 +67,13 @@ class Model(Protocol):
 def pick_model(window: int | None = None, **desk_options) -> Model:
     """Claude if ``ANTHROPIC_API_KEY`` is set, else the offline desk model.
 
-    ``window`` sets the desk model's toy window (Claude's window is fixed by the model).
+    ``window`` is the lesson's desk size. The desk model is built with it; Claude keeps its real
+    window unless one is given, in which case the harness enforces the smaller, classroom one.
     """
     if os.environ.get("ANTHROPIC_API_KEY", "").strip():
         from harness.claude import ClaudeModel
 
-        return ClaudeModel(model=claude_model_name())
+        return ClaudeModel(model=claude_model_name(), toy_window=window)
     from harness.desk_model import DeskModel
 
     return DeskModel(window=window or CLASS_WINDOW, **desk_options)
@@ -83,7 +84,9 @@ def describe_model(model: Model | None = None) -> str:
     model = model or pick_model()
     if model.name.startswith("claude"):
         where = os.environ.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
-        return (f"Active model: {model.name} via {where} (window {model.window:,} tokens). "
+        desk = f"classroom desk {model.window:,} tokens" if getattr(model, "toy_window", None) else \
+            f"window {model.window:,} tokens"
+        return (f"Active model: {model.name} via {where} ({desk}). "
                 "Unset ANTHROPIC_API_KEY to go back to the offline desk model.")
     return (f"Active model: the offline desk model (rule-based, no network; toy window {model.window:,} tokens). "
             "To use Claude, set ANTHROPIC_API_KEY (and optionally CONTEXT_DESK_MODEL, ANTHROPIC_BASE_URL).")

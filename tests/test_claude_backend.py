@@ -203,3 +203,16 @@ def test_default_model_is_current_in_the_installed_sdk():
     literal = typing.get_args(model_param.ModelParam)[0]     # ModelParam = Union[Literal[...], str]
     assert DEFAULT_CLAUDE_MODEL in typing.get_args(literal)
     assert anthropic.__version__.startswith("2.")
+
+
+def test_a_toy_window_refuses_before_sending(server):
+    """A lesson's small desk holds with Claude too: the harness refuses locally, nothing is sent."""
+    from harness.model import describe_model, pick_model
+    model = pick_model(window=600)
+    assert isinstance(model, ClaudeModel) and model.window == 600
+    assert "classroom desk 600 tokens" in describe_model(model)
+    with pytest.raises(ContextOverflow, match="600-token window"):
+        model.reply("", [user("word " * 2000)], TOOL_SCHEMAS)
+    assert server.requests == []
+    server.push_text("fits")
+    assert model.reply("", [user("short")], []).text == "fits"

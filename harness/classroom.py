@@ -1,0 +1,54 @@
+"""Small helpers for the notebooks' first cells: is everything installed, which model is active.
+
+``setup_check()`` prints one line per check and never raises, so the first cell of a notebook
+always runs, even on a half-installed machine; it says what to do about anything missing.
+Left out: fixing anything. It only tells.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from harness.model import describe_model, pick_model
+
+PACKAGES = ["anthropic", "tiktoken", "ipywidgets", "matplotlib", "jupyterlab"]
+
+
+def setup_check(verbose: bool = True) -> dict:
+    """Check packages, the offline tokenizer and the model; print a line each; return what was found.
+
+    Example: setup_check() -> prints "ok  tiktoken cl100k_base loads offline (2 tokens for 'hello world')"
+    """
+    found = {}
+    for name in PACKAGES:
+        try:
+            module = importlib.import_module(name)
+            found[name] = getattr(module, "__version__", "installed")
+        except Exception as problem:  # a broken install must not stop the first cell
+            found[name] = None
+            _say(verbose, False, f"{name} is missing ({problem.__class__.__name__}): run `make lab` to install it")
+        else:
+            _say(verbose, True, f"{name} {found[name]}")
+    try:
+        from harness.tokens import tiktoken_count
+
+        found["tokenizer"] = tiktoken_count("hello world")
+        _say(verbose, True, f"tokenizer cl100k_base loads offline ({found['tokenizer']} tokens for 'hello world')")
+    except Exception as problem:
+        found["tokenizer"] = None
+        _say(verbose, False, f"tokenizer: {problem}")
+    try:
+        model = pick_model()
+        found["model"] = model.name
+        _say(verbose, True, describe_model(model))
+    except Exception as problem:   # e.g. a key set but the SDK refusing it
+        found["model"] = None
+        _say(verbose, False, f"model: {problem}")
+    found["key set"] = bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
+    return found
+
+
+def _say(verbose: bool, ok: bool, text: str) -> None:
+    if verbose:
+        print(("ok   " if ok else "FIX  ") + text)

@@ -1,0 +1,50 @@
+"""`make bench`: the strategy tables, the bill goals and the speed figures, in one run.
+
+    .venv/bin/python -m benchmarks               # everything, a couple of minutes
+    .venv/bin/python -m benchmarks --quick       # a tiny version in seconds (the smoke test runs this)
+
+Prints the tables to the terminal and writes ``latest.json`` and ``assembled_tokens.png`` into
+``benchmarks/results/`` (or ``--out``). Left out: any network model -- everything here is offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from benchmarks import speed, strategies
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the benchmarks, print them, write the results. Example: main(["--quick", "--out", "/tmp/b"])"""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="short sessions, no notebooks (seconds, not minutes)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.json and the plot")
+    parser.add_argument("--no-speed", action="store_true", help="only the strategy tables and the bill goals")
+    args = parser.parse_args(argv)
+
+    results = {"quick": args.quick, "strategies": strategies.run_all(quick=args.quick)}
+    print(strategies.report(results["strategies"]), flush=True)
+    if not args.no_speed:
+        print("\nSpeed" + (" (quick mode: short sessions)" if args.quick else "") + ":", flush=True)
+        results["speed"] = speed.run_all(quick=args.quick)
+        print(speed.report(results["speed"]))
+    write(results, args.out)
+    return results
+
+
+def write(results: dict, folder: Path) -> None:
+    """latest.json (every number above, and each strategy's assembled-token line) and the plot."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "latest.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    picture = strategies.plot(results["strategies"], folder / "assembled_tokens.png")
+    print(f"\nWrote {folder / 'latest.json'} and {picture}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

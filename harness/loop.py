@@ -131,16 +131,17 @@ class _Bookkeeper:
         self.window, self.on_lap = window, on_lap
         self.continuing = bool(transcript) and Path(transcript).exists() and Path(transcript).stat().st_size > 0
         self.file = open(transcript, "a", encoding="utf-8") if transcript else None
+        self.raw = meter.total([], system=system, tools=tool_schemas)   # kept as a running sum: O(1) a lap
 
     def append(self, message: dict, lap: int, write: bool = True):
         self.run.history.append(message)
+        self.raw += self.meter.count(message)
         if self.file and write:   # written and flushed at once: killing the process mid-run loses nothing
             self.file.write(json.dumps({"lap": lap, "message": message}) + "\n")
             self.file.flush()
 
     def lap(self, number: int) -> "_LapScope":
-        raw = self.meter.total(self.run.history, system=self.system, tools=self.tools)
-        return _LapScope(self, Lap(number, raw, raw, model_calls=0, window=self.window))
+        return _LapScope(self, Lap(number, self.raw, self.raw, model_calls=0, window=self.window))
 
     def close(self):
         if self.file:

@@ -101,15 +101,15 @@ def pair_problems(messages: list[dict]) -> list[str]:
     return problems
 
 
-def safe_cuts(messages: list[dict]) -> list[int]:
-    """Indices where a list may be cut so both halves keep their tool pairs whole.
+def safe_cuts(messages: list[dict], start: int = 0) -> list[int]:
+    """Indices (from ``start`` on) where a list may be cut so both halves keep their tool pairs whole.
 
     A cut at i keeps messages[i:] together; it is safe when messages[i] does not answer a
     tool_use from messages[i - 1]. Index 0 and len(messages) are always safe.
     Example: [user, assistant(tool_use), user(tool_result), assistant(text)] -> [0, 1, 3, 4]
     """
-    cuts = [0]
-    for i in range(1, len(messages)):
+    cuts = [0] if start <= 0 else []
+    for i in range(max(start, 1), len(messages)):
         if not tool_results(messages[i]):
             cuts.append(i)
     cuts.append(len(messages))

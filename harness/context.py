@@ -156,6 +156,8 @@ class ThreeZoneCompaction(Strategy):
     ``prompt`` and spliced back where it was; a later compaction folds the earlier summary in.
     ``tail_turns`` recent turns always stay word for word. ``pin_request=False`` summarizes the
     original request too (what SDK-style "replace everything" compaction does).
+    ``on_demand`` is a manual "compact now", like typing ``/compact <instructions>`` in Claude Code:
+    ``{8: "database decisions"}`` compacts at lap 8 whatever the size, putting that focus in the prompt.
     Example: window 4096, reserve 512, threshold 0.75 -> compacts above 2,688 tokens.
     """
 
@@ -163,7 +165,7 @@ class ThreeZoneCompaction(Strategy):
 
     def __init__(self, threshold: float = 0.75, tail_turns: int = 2, output_reserve: int = 512,
                  prompt: str = COMPACTION_TEMPLATE, max_words: int = 220, pin_request: bool = True,
-                 max_failures: int = 3, focus: str = ""):
+                 max_failures: int = 3, focus: str = "", on_demand: dict[int, str] | None = None):
         if not 0 < threshold <= 1:
             raise ValueError(f"The threshold is a fraction of the usable window: it must be in (0, 1], not {threshold}.")
         if tail_turns < 0:
@@ -173,6 +175,9 @@ class ThreeZoneCompaction(Strategy):
         self.threshold, self.tail_turns, self.output_reserve = threshold, tail_turns, output_reserve
         self.prompt, self.max_words, self.pin_request = prompt, max_words, pin_request
         self.max_failures, self.focus = max_failures, focus
+        self.on_demand = dict(on_demand or {})
+        if any(not isinstance(lap, int) or lap < 1 for lap in self.on_demand):
+            raise ValueError(f"on_demand maps lap numbers (1, 2, ...) to focus text, not {on_demand!r}.")
         self.state = _Summarized()
 
     def start(self):
@@ -193,6 +198,12 @@ class ThreeZoneCompaction(Strategy):
         return messages, zones
 
     def assemble(self, history, *, lap=0, system="", tools=None, meter, model, **_):
+        if lap in self.on_demand:           # "compact now", whatever the size
+            focus = self.on_demand[lap]
+            desk = self.compact(history, lap=lap, model=model, focus=focus or None)
+            if desk.kind == "compact":
+                desk.event += f" (on demand{': focus on ' + focus if focus else ''})"
+            return desk
         messages, zones = self.current(history)
         size = meter.total(messages, system=system, tools=tools)
         if size <= self.limit(model):

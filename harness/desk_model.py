@@ -25,12 +25,22 @@ How it works a task (one decision per call):
    the system prompt, or a summary). Then it picks ``staging``.
 7. **Summaries.** Asked to summarize or fold (a prompt holding a ``<transcript>`` or ``<events>``),
    it writes only the sections the prompt asks for, within the prompt's word limit, most salient
-   lines first. A vague prompt gets the gist only: the goal and the progress.
-8. **Limits.** It reports ``usage`` like the API, and raises ``ContextOverflow`` when the request is
+   lines first. A vague prompt gets the gist only: the goal and the progress. A ``Focus on X``
+   line (what ``/compact X`` adds) lifts the facts, rules and decisions about X above the rest,
+   so under a tight limit they are the ones that survive.
+8. **Delegating.** When a ``delegate`` tool is among the tools it is sent and the goal's scope holds
+   more than six files, it does not read them itself: it hands out one folder at a time
+   ("Read every file under app/ and report what you notice.") and works from the reports that
+   come back. It judges each reported line against its own goal, as if it had read it.
+9. **Reporting.** A goal that asks it to read every file under a folder and report (a sub-agent's
+   task) is worked to the end of the folder, then answered with ``Files read:`` and every
+   ``Cause:``/``Fix:``/``Noticed:`` line it can see.
+10. **Limits.** It reports ``usage`` like the API, and raises ``ContextOverflow`` when the request is
    larger than its window.
 
-Left out on purpose: language understanding, planning, editing files, anything random (unless the
-context-rot simulation is switched on, which is seeded and labelled as a simulation).
+Left out on purpose: language understanding (a table of four groups of kindred words stands in for
+it when matching a focus), planning, editing files, anything random -- unless ``rot=ContextRot(...)``
+is switched on: a seeded, deterministic SIMULATION of context rot, labelled as such (see ``ContextRot``).
 """
 
 from __future__ import annotations
@@ -56,6 +66,15 @@ PATH = re.compile(r"[\w.-]+/(?:[\w./-]*[\w/])?|\b[\w-]+\.(?:py|sql|md|toml|sh)\b
 STOP = set("the and that this with from into then your have were what when which whose there their them "
            "they does code under file files".split())
 SUMMARY_ASK = re.compile(r"\bsummar|\bfold\b|\bcompact", re.I)
+SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
+DELEGATE_ABOVE = 6           # more files than this in scope, and a delegate tool on offer: hand them out
+FOCUS = re.compile(r"^.*\bfocus(?:ing)? on (.+?)(?:\s+first)?\.?\s*$", re.I | re.M)
+KINDRED = [                  # words that go together: a real model knows millions of such links, this knows four
+    {"datab", "db", "sql", "migra", "table", "schem", "query", "stagi", "produ"},
+    {"decis", "decid", "chose", "why"},
+    {"test", "tests", "pytes", "cover"},
+    {"login", "sign", "auth", "passw", "sessi", "email"},
+]
 WORD_LIMIT = re.compile(r"(?:at most|under|no more than|within|maximum of|max\.?)\s+(\d+)\s+words|(\d+)\s+words or (?:fewer|less)", re.I)
 
 
@@ -138,15 +157,28 @@ class Desk:
 
     # -- what it has done --
     def results_of(self, tool: str):
-        """(input, result text) for each visible call of ``tool`` whose result is still on the desk."""
+        """(input, result text) for each visible call of ``tool`` whose result is still on the desk (and not empty)."""
         found = [(use["input"], result_text(res)) for use, res in self.calls if use["name"] == tool and res]
-        return [(inp, text) for inp, text in found if not text.startswith("[cleared")]
+        return [(inp, text) for inp, text in found if text.strip() and not text.startswith("[cleared")]
 
     def listing(self) -> list[str] | None:
         found = self.results_of("list_files")
         if not found:
             return None
         return [line.strip() for line in found[-1][1].splitlines() if line.strip() and "(" not in line]
+
+    def reports(self) -> list[str]:
+        """The text of every sub-agent report still on the desk (results of ``delegate``)."""
+        return [text for _, text in self.results_of("delegate")]
+
+    def delegated(self) -> set[str]:
+        """Paths a sub-agent says it read: ``Files read:`` lines in reports and in its own notes."""
+        seen = set()
+        for text in self.reports() + self.notes:
+            for line in text.splitlines():
+                if re.match(r"^\W*Files read:", line):
+                    seen |= set(PATH.findall(line))
+        return seen
 
     def evidence_of_reading(self) -> set[str]:
         """Paths it can see it has read: read_file calls on the desk, paths named in summaries."""
@@ -182,7 +214,7 @@ def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, s
     Example: a line '40  x == y  # FIXME: email match is case-sensitive' with a goal about email
     -> [("Cause", "app/auth.py:40 — FIXME: email match is case-sensitive")]
     """
-    facts, goal_words = [], words(goal)
+    facts = []
     lines = [re.match(r"\s*(\d+)  ?(.*)", raw) for raw in numbered_text.splitlines()]
     lines = [(int(m.group(1)), m.group(2)) for m in lines if m]
     for number, line in lines:
@@ -190,12 +222,33 @@ def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, s
         if not marker:
             continue
         kind, comment = marker.group(1), marker.group(2).strip()
-        related = kind in ("FIXME", "BUG") and words(comment) & goal_words
-        facts.append(("Cause" if related else "Noticed", f"{path}:{number} — {kind}: {comment}"))
+        facts.append((judge(kind, comment, goal), f"{path}:{number} — {kind}: {comment}"))
     body = [line for _, line in lines]
     if path.endswith(".sql") and any(re.match(r"--\s*status:\s*pending", line) for line in body):
         statement = " ".join(line.strip() for line in body if line.strip() and not line.strip().startswith("--"))
         facts.append(("Fix", f"{path} (pending) — {statement}"))
+    return facts
+
+
+def judge(marker: str, comment: str, goal: str) -> str:
+    """Cause or Noticed: a FIXME/BUG sharing a word with the goal is the cause. Example: ('NOTE', ...) -> 'Noticed'"""
+    return "Cause" if marker in ("FIXME", "BUG") and words(comment) & words(goal) else "Noticed"
+
+
+def facts_in_report(report: str, goal: str) -> list[tuple[str, str]]:
+    """The fact lines of a sub-agent's report, judged again against *this* agent's goal.
+
+    The sub-agent did not know the goal, so it may call the cause a mere "Noticed" line.
+    Example: 'Noticed: app/auth.py:40 — FIXME: email match' with a goal about email -> [("Cause", ...)]
+    """
+    facts = []
+    for line in report.splitlines():
+        match = FACT_LINE.match(line.strip())
+        if not match:
+            continue
+        kind, fact = match.groups()
+        marked = re.match(r"\S+:\d+ — (FIXME|BUG|NOTE|TODO): (.*)", fact)
+        facts.append((judge(marked.group(1), marked.group(2), goal) if marked else kind, fact.strip()))
     return facts
 
 
@@ -227,14 +280,17 @@ class DeskModel:
         sent = self.meter.total(messages, system=system, tools=tools)
         if sent > self.window:
             raise ContextOverflow(sent, self.window)
-        if self.rot:
-            messages = self.rot.blur(messages, sent, self.window)
         self._context = messages
+        fullness = sent / self.window
         ask = summary_request(messages)
         if ask is not None:
-            content, stop = [{"type": "text", "text": write_summary(*ask)}], "end_turn"
+            instruction, material = ask
+            if self.rot:            # the simulation: far from the end of a very full request, lines slip
+                material = self.rot.blur_text(material, fullness)
+            content, stop = [{"type": "text", "text": write_summary(instruction, material)}], "end_turn"
         else:
-            content, stop = self.work(Desk.read(system, messages), {t["name"] for t in tools})
+            seen = self.rot.blur(messages, fullness) if self.rot else messages
+            content, stop = self.work(Desk.read(system, seen), {t["name"] for t in tools})
         out = sum(self.meter.text(b.get("text") or json.dumps(b.get("input", {}))) for b in content)
         return Reply(content=content, stop_reason=stop, usage={"input_tokens": sent, "output_tokens": out})
 
@@ -245,6 +301,8 @@ class DeskModel:
             return _say("I can no longer see the original request, so I cannot tell what the goal is. "
                         "Please restate the task.")
         note = [f"Task: {goal}"] + self.fresh_notes(desk, goal)
+        if SURVEY.search(goal):          # a sub-agent's task: read the folder, then report
+            return self.survey(desk, goal, note)
         applied = [use["input"] for use, res in desk.calls if use["name"] == "run_sql" and res]
         cause, fix = self.known(desk, goal)
 
@@ -263,6 +321,9 @@ class DeskModel:
         listing = desk.listing()
         if listing is None:
             return self.call(note, "list_files", {})
+        folder = self.folder_to_delegate(desk, goal, listing, tools)
+        if folder:
+            return self.call(note, "delegate", {"task": f"Read every file under {folder} and report what you notice."})
         path = self.next_file(desk, goal, listing)
         if path:
             return self.call(note, "read_file", {"path": path})
@@ -271,21 +332,25 @@ class DeskModel:
         hits = [r for inp, r in desk.results_of("search") if inp.get("text") == marker]
         if not hits:
             return self.call(note, "search", {"text": marker})
-        lead = re.match(r"([^:\n]+):\d+:", hits[-1])
-        if lead and lead.group(1) not in [p for p, _ in desk.file_texts()]:
-            return self.call(note, "read_file", {"path": lead.group(1)})
+        leads = re.findall(r"^([^:\n]+):\d+:", hits[-1], re.M)
+        lead = next((p for p in leads if p in _scope(goal, listing)), leads[0] if leads else None)
+        if lead and lead not in [p for p, _ in desk.file_texts()]:
+            return self.call(note, "read_file", {"path": lead})
         return _say("\n".join(note + ["I have read every file in scope and cannot find what the goal needs."]))
 
     def fresh_notes(self, desk: Desk, goal: str) -> list[str]:
-        """Notes on the newest file read, if its content is on the desk and not yet noted."""
+        """Notes on the newest file read (or report received), if it is on the desk and not yet noted."""
         if not desk.calls:
             return []
         use, result = desk.calls[-1]
-        if use["name"] != "read_file" or not result:
+        if use["name"] not in ("read_file", "delegate") or not result:
             return []
         text = result_text(result)
-        if text.startswith(("Error:", "[cleared")):
+        if not text.strip() or text.startswith(("Error:", "[cleared")):
             return []
+        if use["name"] == "delegate":   # keep the report's facts, and which files it covered
+            files = [line.strip() for line in text.splitlines() if line.strip().startswith("Files read:")]
+            return [f"{kind}: {fact}" for kind, fact in facts_in_report(text, goal)] + files[:1]
         return [f"{kind}: {fact}" for kind, fact in facts_in_file(use["input"]["path"], text, goal)]
 
     def known(self, desk: Desk, goal: str) -> tuple[str | None, str | None]:
@@ -293,6 +358,8 @@ class DeskModel:
         facts = list(desk.fact_lines())
         for path, text in desk.file_texts():
             facts += facts_in_file(path, text, goal)
+        for report in desk.reports():
+            facts += facts_in_report(report, goal)
         cause = next((t for k, t in reversed(facts) if k == "Cause"), None)
         fixes = [t for k, t in facts if k == "Fix"]
         fix = next((f for f in reversed(fixes) if fix_statement(f)), fixes[-1] if fixes else None)
@@ -301,7 +368,8 @@ class DeskModel:
     def next_file(self, desk: Desk, goal: str, listing: list[str]) -> str | None:
         """The file to read next: hinted files first, then the listing after the furthest read."""
         scope = _scope(goal, listing)
-        seen = desk.evidence_of_reading()
+        own = desk.evidence_of_reading()
+        seen = own | desk.delegated()
         goal_words = words(goal)
         for text in [desk.system] + desk.summaries:
             for line in text.splitlines():
@@ -310,8 +378,42 @@ class DeskModel:
                         for path in scope:
                             if (path == hinted or path.startswith(hinted.rstrip("/") + "/")) and path not in seen:
                                 return path
-        furthest = max((i for i, p in enumerate(scope) if p in seen), default=-1)
+        furthest = max((i for i, p in enumerate(scope) if p in own), default=-1)   # its own reading only
         return next((p for p in scope[furthest + 1:] if p not in seen), None)
+
+    def folder_to_delegate(self, desk: Desk, goal: str, listing: list[str], tools: set[str]) -> str | None:
+        """The next folder to hand to a sub-agent, or None to read on by itself.
+
+        Only when ``delegate`` is offered and the scope is bigger than it wants to read
+        (``DELEGATE_ABOVE`` files). A folder is done once a visible call names it or its files are covered.
+        """
+        scope = _scope(goal, listing)
+        if "delegate" not in tools or len(scope) <= DELEGATE_ABOVE:
+            return None
+        asked = " ".join(use["input"].get("task", "") for use, _ in desk.calls if use["name"] == "delegate")
+        seen = desk.evidence_of_reading() | desk.delegated()
+        for folder in _folders(goal, listing):
+            if folder in asked.split() or all(p in seen for p in scope if p.startswith(folder)):
+                continue
+            return folder
+        return None
+
+    def survey(self, desk: Desk, goal: str, note: list[str]) -> tuple[list[dict], str]:
+        """A sub-agent's task: read every file in scope, then report what was seen (and nothing else)."""
+        listing = desk.listing()
+        if listing is None:
+            return self.call(note, "list_files", {})
+        path = self.next_file(desk, goal, listing)
+        if path:
+            return self.call(note, "read_file", {"path": path})
+        scope = _scope(goal, listing)
+        seen = desk.evidence_of_reading() | desk.delegated()
+        read = [p for p in scope if p in seen]
+        facts = [f"{k}: {t}" for k, t in desk.fact_lines()] + note[1:]
+        for path, text in desk.file_texts():
+            facts += [f"{k}: {t}" for k, t in facts_in_file(path, text, goal)]
+        report = [f"Report: read {len(read)} of {len(scope)} files.", "Files read: " + ", ".join(read)]
+        return _say("\n".join(report + (list(dict.fromkeys(facts)) or ["Nothing worth noting."])))
 
     def finish(self, desk, note, goal, cause, applied, tools):
         """After the fix: save rules to memory if asked to, then report."""
@@ -341,9 +443,19 @@ def _say(text: str) -> tuple[list[dict], str]:
     return [{"type": "text", "text": text}], "end_turn"
 
 
+def _named_folders(goal: str) -> list[str]:
+    """The folders a goal names. Example: '... under app/ and migrations/, then ...' -> ['app/', 'migrations/']"""
+    return re.findall(r"\b([\w.-]+/)(?=[\s,.;)]|$)", goal)
+
+
+def _folders(goal: str, listing: list[str]) -> list[str]:
+    """The folders to hand out: those the goal names, or else the top-level folders of the listing."""
+    return _named_folders(goal) or list(dict.fromkeys(p.split("/")[0] + "/" for p in listing if "/" in p))
+
+
 def _scope(goal: str, listing: list[str]) -> list[str]:
     """The files the goal points at (folders it names), or the whole listing if it names none."""
-    folders = [f for f in re.findall(r"\b([\w.-]+/)(?=[\s,.;)]|$)", goal)]
+    folders = _named_folders(goal)
     if not folders:
         return listing
     return [p for p in listing if any(p.startswith(f) for f in folders)]
@@ -383,10 +495,9 @@ def write_summary(instruction: str, material: str) -> str:
     """Write the summary the instruction asks for, from the material it was given."""
     items = gather(material)
     limit = _word_limit(instruction)
-    focus = re.search(r"focus(?:ing)? on ([^\n.]+)", instruction, re.I)
-    if focus:   # compact-on-demand instructions lift what they name to the top
-        fw = words(focus.group(1))
-        items = [(k, t, s + 50 if words(t) & fw else s) for k, t, s in items]
+    focus = FOCUS.search(instruction)
+    if focus:   # "/compact <focus>": what the focus names goes first, and is the last to be cut
+        items = [(k, t, s + FOCUS_BONUS if on_focus(k, t, focus.group(1)) else s) for k, t, s in items]
     sections = asked_sections(instruction)
     if not sections:   # a vague prompt: just the gist -- the goal and the progress
         return _trim([("", t, s) for k, t, s in items if k in ("goal", "progress")], limit)
@@ -396,6 +507,29 @@ def write_summary(instruction: str, material: str) -> str:
         lines.append((heading, None, 1000))
         lines += [(heading, t, s) for t, s in sorted(chosen, key=lambda ts: -ts[1])]
     return _trim(lines, limit)
+
+
+FOCUS_BONUS = 65       # lifts a focused fact above every unfocused fact, even the cause
+FOCUSABLE = ("constraints", "Cause", "Fix", "Noticed", "decisions")
+FOCUS_STOP = {"on", "in", "of", "to", "for", "all", "any", "is", "it", "an", "be", "first", "and", "the"}
+
+
+def on_focus(kind: str, text: str, focus: str) -> bool:
+    """Does a summary item speak to the focus? Its words (or its section's name) meet the focus words
+    or their kin. Example: ('Fix', 'migrations/003.sql (pending) — UPDATE ...', 'database decisions') -> True
+    """
+    if kind not in FOCUSABLE:
+        return False
+    wanted = _stems(focus)
+    for group in KINDRED:
+        if wanted & group:
+            wanted |= group
+    return bool(_stems(f"{kind} {text}") & wanted)
+
+
+def _stems(text: str) -> set[str]:
+    """Like ``words``, but short words count too ('db', 'sql'). Example: 'the db rows' -> {'db', 'rows'}"""
+    return {w[:5] for w in re.findall(r"[a-z]{2,}", text.lower()) if w not in STOP | FOCUS_STOP}
 
 
 def asked_sections(instruction: str) -> list[tuple[str, str]]:
@@ -448,6 +582,10 @@ def gather(material: str) -> list[tuple[str, str, int]]:
     for m in re.finditer(r'read_file \{"path": "([^"]+)"\}|^\W*Files read:\s*(.+)$', material, re.M):
         read += [m.group(1)] if m.group(1) else re.split(r",\s*", m.group(2).strip())
     read = list(dict.fromkeys(read))
+    # A file read just before the cut has no notes yet: take its facts from the result itself.
+    for m in re.finditer(r'read_file \{"path": "([^"]+)"\}\ntool result:\n(.*?)(?=\n(?:user|assistant)\b|\Z)',
+                         material, re.S):
+        items += [(k, f"{k}: {t}", SALIENCE[k]) for k, t in facts_in_file(m.group(1), m.group(2), goal or "")]
     if goal:
         items.append(("goal", f"Goal: {goal}", SALIENCE["goal"]))
     if read:
@@ -514,25 +652,72 @@ def _trim(lines, limit: int) -> str:
 
 
 class ContextRot:
-    """A labelled *simulation* of context rot: far from the end of a very full context, facts blur.
+    """A SIMULATION of context rot -- not a measurement of any real model.
 
-    Deterministic: the same request always blurs the same way. Not a measurement of any real model.
+    Practitioners report that a very full context is recalled less reliably than a roomy one,
+    worst for what sits far from the end. This knob imitates that in the desk model, so the class
+    can watch the effect: when a request fills more than ``starts_at`` of the window, each line of
+    text (a note, a rule, a summary line) and each tool result may slip out of what the model sees.
+    The chance grows with fullness and with distance from the end:
+
+        chance = strength x (fullness - starts_at) / (1 - starts_at) x distance_from_end
+
+    Example: starts_at 0.6, strength 0.9, a request 90 % full, a rule 80 % of the way back
+    -> 0.9 x 0.75 x 0.8 = 54 % chance that the rule is not seen.
+
+    Deterministic: whether a line slips is a hash of ``seed`` and the line's text, so the same
+    request always rots the same way, and a line that slipped at 85 % full also slips, in the same
+    place, at 90 %.
+    Left out: everything real models actually do. The opening request (pinned at the start, and
+    the part practitioners find best recalled) and the newest message are spared, and so are the
+    harness's own ``[...]`` header lines, so the desk model can still tell a summary from a remark.
     """
 
-    def __init__(self, starts_at: float = 0.8, seed: int = 7):
-        self.starts_at, self.seed = starts_at, seed
+    def __init__(self, starts_at: float = 0.6, strength: float = 0.9, seed: int = 0):
+        if not 0 <= starts_at < 1 or not 0 <= strength <= 1:
+            raise ValueError(f"starts_at must be in [0, 1) and strength in [0, 1], not {starts_at}, {strength}.")
+        self.starts_at, self.strength, self.seed = starts_at, strength, seed
 
-    def blur(self, messages: list[dict], sent: int, window: int) -> list[dict]:
-        fullness = sent / window
-        if fullness < self.starts_at:
+    def chance(self, fullness: float, distance: float) -> float:
+        """The chance that a piece ``distance`` from the end (0 newest, 1 oldest) slips, at ``fullness``."""
+        rise = min(1.0, max(0.0, (fullness - self.starts_at) / (1 - self.starts_at)))
+        return self.strength * rise * distance
+
+    def slips(self, piece: str, fullness: float, distance: float) -> bool:
+        """Does this piece of text slip? Seeded and repeatable: a hash stands in for a dice roll."""
+        draw = int(hashlib.sha1(f"{self.seed}|{piece}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+        return draw < self.chance(fullness, distance)
+
+    def blur(self, messages: list[dict], fullness: float) -> list[dict]:
+        """What a rotting model sees of ``messages``: new copies with the slipped lines and results taken out."""
+        if fullness <= self.starts_at or len(messages) < 3:
             return messages
-        keep_from = int(len(messages) * (fullness - self.starts_at) / (1 - self.starts_at + 1e-9))
-        blurred = []
-        for i, message in enumerate(messages):
-            if 0 < i < keep_from and (i * 7919 + self.seed) % 3 == 0 and message["role"] == "user":
-                blurred.append({"role": "user", "content": [
-                    {**b, "content": "(blurred)"} if b.get("type") == "tool_result" else b
-                    for b in blocks_of(message)]})
-            else:
-                blurred.append(message)
-        return blurred
+        sizes = [len(json.dumps(m["content"])) for m in messages]
+        total, seen = sum(sizes), [messages[0]]
+        for i, message in enumerate(messages[1:-1], start=1):
+            distance = sum(sizes[i + 1:]) / total
+            blocks = []
+            for block in blocks_of(message):
+                if block.get("type") == "text":
+                    block = {**block, "text": self._keep_lines(block["text"], fullness, distance)}
+                elif block.get("type") == "tool_result" and self.slips(result_text(block), fullness, distance):
+                    block = {**block, "content": ""}
+                blocks.append(block)
+            seen.append({"role": message["role"], "content": blocks})
+        return seen + messages[-1:]
+
+    def blur_text(self, text: str, fullness: float) -> str:
+        """The same for one long text (a transcript to summarize): lines far from its end may slip."""
+        if fullness <= self.starts_at:
+            return text
+        lines, kept, done = text.splitlines(), [], 0
+        total = sum(len(line) + 1 for line in lines) or 1
+        for line in lines:
+            done += len(line) + 1
+            if line.lstrip().startswith("[") or not self.slips(line, fullness, 1 - done / total):
+                kept.append(line)
+        return "\n".join(kept)
+
+    def _keep_lines(self, text: str, fullness: float, distance: float) -> str:
+        return "\n".join(line for line in text.splitlines()
+                         if line.lstrip().startswith("[") or not self.slips(line, fullness, distance))

@@ -51,7 +51,8 @@ import re
 
 from harness.context_rot import ContextRot
 from harness.desk_summaries import summary_request, write_summary
-from harness.desk_view import PATH, Desk, facts_in_file, facts_in_report, fix_statement, words
+from harness.desk_view import (PATH, Desk, facts_in_file, facts_in_report, fix_statement, folders_to_hand_out,
+                                scope_of, words)
 from harness.messages import result_text
 from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
@@ -137,7 +138,7 @@ class DeskModel:
         if not hits:
             return self.call(note, "search", {"text": marker})
         leads = re.findall(r"^([^:\n]+):\d+:", hits[-1], re.M)
-        lead = next((p for p in leads if p in _scope(goal, listing)), leads[0] if leads else None)
+        lead = next((p for p in leads if p in scope_of(goal, listing)), leads[0] if leads else None)
         if lead and lead not in [p for p, _ in desk.file_texts()]:
             return self.call(note, "read_file", {"path": lead})
         return _say("\n".join(note + ["I have read every file in scope and cannot find what the goal needs."]))
@@ -171,7 +172,7 @@ class DeskModel:
 
     def next_file(self, desk: Desk, goal: str, listing: list[str]) -> str | None:
         """The file to read next: hinted files first, then the listing after the furthest read."""
-        scope = _scope(goal, listing)
+        scope = scope_of(goal, listing)
         own = desk.evidence_of_reading()
         seen = own | desk.delegated()
         goal_words = words(goal)
@@ -191,12 +192,12 @@ class DeskModel:
         Only when ``delegate`` is offered and the scope is bigger than it wants to read
         (``DELEGATE_ABOVE`` files). A folder is done once a visible call names it or its files are covered.
         """
-        scope = _scope(goal, listing)
+        scope = scope_of(goal, listing)
         if "delegate" not in tools or len(scope) <= DELEGATE_ABOVE:
             return None
         asked = " ".join(use["input"].get("task", "") for use, _ in desk.calls if use["name"] == "delegate")
         seen = desk.evidence_of_reading() | desk.delegated()
-        for folder in _folders(goal, listing):
+        for folder in folders_to_hand_out(goal, listing):
             if folder in asked.split() or all(p in seen for p in scope if p.startswith(folder)):
                 continue
             return folder
@@ -210,7 +211,7 @@ class DeskModel:
         path = self.next_file(desk, goal, listing)
         if path:
             return self.call(note, "read_file", {"path": path})
-        scope = _scope(goal, listing)
+        scope = scope_of(goal, listing)
         seen = desk.evidence_of_reading() | desk.delegated()
         read = [p for p in scope if p in seen]
         facts = [f"{k}: {t}" for k, t in desk.fact_lines()] + note[1:]
@@ -245,21 +246,3 @@ def _fresh_id(context: list[dict], name: str) -> str:
 
 def _say(text: str) -> tuple[list[dict], str]:
     return [{"type": "text", "text": text}], "end_turn"
-
-
-def _named_folders(goal: str) -> list[str]:
-    """The folders a goal names. Example: '... under app/ and migrations/, then ...' -> ['app/', 'migrations/']"""
-    return re.findall(r"\b([\w.-]+/)(?=[\s,.;)]|$)", goal)
-
-
-def _folders(goal: str, listing: list[str]) -> list[str]:
-    """The folders to hand out: those the goal names, or else the top-level folders of the listing."""
-    return _named_folders(goal) or list(dict.fromkeys(p.split("/")[0] + "/" for p in listing if "/" in p))
-
-
-def _scope(goal: str, listing: list[str]) -> list[str]:
-    """The files the goal points at (folders it names), or the whole listing if it names none."""
-    folders = _named_folders(goal)
-    if not folders:
-        return listing
-    return [p for p in listing if any(p.startswith(f) for f in folders)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from harness.desk_view import FACT_LINE, HARNESS_PREFIX, STOP, facts_in_file, is_rule, sentences
+from harness.desk_view import FACT_LINE, HARNESS_PREFIX, PATH, STOP, facts_in_file, is_rule, scope_of, sentences
 from harness.messages import blocks_of
 
 SUMMARY_ASK = re.compile(r"\bsummar|\bfold\b|\bcompact", re.I)
@@ -36,7 +36,7 @@ SECTION_KINDS = [            # (kind, words in a prompt bullet that ask for it)
     ("facts", ("fact", "identifier", "discover", "learned", "finding")),
     ("files", ("file", "touched", "paths read")),
 ]
-SALIENCE = {"goal": 100, "constraints": 90, "Cause": 80, "Fix": 80, "progress": 70, "decisions": 60,
+SALIENCE = {"goal": 100, "constraints": 90, "Cause": 80, "Fix": 80, "progress": 70, "plan": 65, "decisions": 60,
             "files": 50, "Noticed": 20, "pointers": 10}
 
 
@@ -67,12 +67,13 @@ def write_summary(instruction: str, material: str) -> str:
         return _trim([("", t, s) for k, t, s in items if k in ("goal", "progress")], limit)
     lines = []
     for heading, kind in sections:
-        chosen = [(t, s) for k, t, s in items if k == kind or (kind == "facts" and k in ("Cause", "Fix", "Noticed"))]
+        chosen = [(t, s) for k, t, s in items if k == kind or (kind, k) in WITHIN]
         lines.append((heading, None, 1000))
         lines += [(heading, t, s) for t, s in sorted(chosen, key=lambda ts: -ts[1])]
     return _trim(lines, limit)
 
 
+WITHIN = {("facts", "Cause"), ("facts", "Fix"), ("facts", "Noticed"), ("progress", "plan")}   # sub-kinds of a section
 FOCUS_BONUS = 65       # lifts a focused fact above every unfocused fact, even the cause
 FOCUSABLE = ("constraints", "Cause", "Fix", "Noticed", "decisions")
 FOCUS_STOP = {"on", "in", "of", "to", "for", "all", "any", "is", "it", "an", "be", "first", "and", "the"}
@@ -132,11 +133,10 @@ def gather(material: str) -> list[tuple[str, str, int]]:
         if said and said.group(1).startswith(HARNESS_PREFIX):
             continue                                            # a summary header, not the user
         if said or "constraint" in section or "rule" in section:
-            for s in sentences(said.group(1) if said else line):
-                if is_rule(s):
-                    items.append(("constraints", s, SALIENCE["constraints"]))
-                elif said and goal is None:
-                    goal = s
+            found = sentences(said.group(1) if said else line)
+            items += [("constraints", s, SALIENCE["constraints"]) for s in found if is_rule(s)]
+            if said and goal is None:                        # the first thing the user said: the request
+                goal = " ".join(s for s in found if not is_rule(s)) or None
         elif "decision" in section and line:
             items.append(("decisions", line, SALIENCE["decisions"]))
         applied = re.search(r"Recorded on (\w+)", line)
@@ -154,6 +154,9 @@ def gather(material: str) -> list[tuple[str, str, int]]:
         items.append(("goal", f"Goal: {goal}", SALIENCE["goal"]))
     if read:
         items.append(("files", "Files read: " + ", ".join(read), SALIENCE["files"]))
+    still = still_to_read(material, read, goal or "")
+    if still is not None:
+        items.append(("plan", "Still to read: " + (", ".join(still) or "nothing"), SALIENCE["plan"]))
     causes = [t for k, t, _ in items if k == "Cause"]
     fixes = [t for k, t, _ in items if k == "Fix"]
     done = f"read {len(read)} files" + (f"; found the cause in {causes[-1].split(' ')[1].split(':')[0]}" if causes else "")
@@ -164,6 +167,21 @@ def gather(material: str) -> list[tuple[str, str, int]]:
             path = text.split(" ")[1].split(":")[0]
             items.append(("pointers", f"Re-read {path} for the exact lines.", SALIENCE["pointers"]))
     return _dedupe(items)
+
+
+def still_to_read(material: str, read: list[str], goal: str) -> list[str] | None:
+    """The files of the goal's scope not read yet, if a listing (or an earlier plan) is in the material.
+
+    Keeping this in the summary saves listing the files again after every compaction.
+    """
+    listed = []
+    for m in re.finditer(r"assistant -> list_files \{.*?\}\ntool result:\n(.*?)(?=\n(?:user|assistant)\b|\Z)",
+                         material, re.S):
+        listed = [line.strip() for line in m.group(1).splitlines() if PATH.fullmatch(line.strip())]
+    planned = [p for line in re.findall(r"^\W*Still to read:\s*(.*)$", material, re.M) for p in PATH.findall(line)]
+    if not listed and not planned:
+        return None
+    return [p for p in scope_of(goal, sorted(set(listed + planned))) if p not in read]
 
 
 def _dedupe(items):

@@ -22,6 +22,7 @@ AGAINST_PRODUCTION = re.compile(
     re.I,
 )
 MARKER = re.compile(r"(?:#|--|//)\s*(FIXME|BUG|NOTE|TODO)\b:?\s*(.*)")
+NOT_A_RULE = re.compile(r"^\W*(Cause|Fix|Noticed|Goal|Task|Files read|Still to read|Done|Re-read)\b")
 FACT_LINE = re.compile(r"^\W*(Cause|Fix|Noticed): (.+)$")
 PATH = re.compile(r"[\w.-]+/(?:[\w./-]*[\w/])?|\b[\w-]+\.(?:py|sql|md|toml|sh)\b")
 STOP = set("the and that this with from into then your have were what when which whose there their them "
@@ -41,7 +42,7 @@ def sentences(text: str) -> list[str]:
 
 def is_rule(sentence: str) -> bool:
     """A standing rule: a sentence that forbids or limits. Example: 'Never touch production.' -> True"""
-    return bool(RULE_WORDS.search(sentence))
+    return bool(RULE_WORDS.search(sentence) or AGAINST_PRODUCTION.search(sentence))
 
 
 # ---- what is on the desk -----------------------------------------------------------------------
@@ -94,12 +95,16 @@ class Desk:
         return None
 
     def rules(self) -> list[str]:
-        """Every visible standing rule: in user messages, the system prompt, and summaries."""
+        """Every visible standing rule: in user messages, the system prompt, and summaries.
+
+        A summary's fact lines ("Noticed: ... no test covers this") are findings, not rules.
+        """
         found = []
         for text in self.user_texts + [self.system] + self.summaries:
-            for s in sentences(text):
-                if is_rule(s) and s not in found and not s.lower().startswith(("task:", "goal:")):
-                    found.append(s)
+            for line in text.splitlines():
+                if NOT_A_RULE.match(line):
+                    continue
+                found += [s for s in sentences(line) if is_rule(s) and s not in found]
         return found
 
     def production_forbidden(self) -> bool:
@@ -112,10 +117,16 @@ class Desk:
         return [(inp, text) for inp, text in found if text.strip() and not text.startswith("[cleared")]
 
     def listing(self) -> list[str] | None:
+        """The files in view: the newest list_files result, or a summary's files read + still to read."""
         found = self.results_of("list_files")
-        if not found:
-            return None
-        return [line.strip() for line in found[-1][1].splitlines() if line.strip() and "(" not in line]
+        if found:
+            return [line.strip() for line in found[-1][1].splitlines() if line.strip() and "(" not in line]
+        for text in reversed(self.summaries):
+            planned = re.findall(r"^\W*Still to read:\s*(.*)$", text, re.M)
+            if planned:
+                done = re.findall(r"^\W*Files read:\s*(.*)$", text, re.M)
+                return sorted({p for line in done + planned for p in PATH.findall(line)})
+        return None
 
     def reports(self) -> list[str]:
         """The text of every sub-agent report still on the desk (results of ``delegate``)."""
@@ -134,7 +145,9 @@ class Desk:
         """Paths it can see it has read: read_file calls on the desk, paths named in summaries."""
         seen = {use["input"].get("path", "") for use, _ in self.calls if use["name"] == "read_file"}
         for text in self.summaries:
-            seen |= set(PATH.findall(text))
+            for line in text.splitlines():
+                if not re.match(r"^\W*Still to read:", line):
+                    seen |= set(PATH.findall(line))
         return seen
 
     def file_texts(self) -> list[tuple[str, str]]:
@@ -206,3 +219,21 @@ def fix_statement(fix_line: str) -> str | None:
     """The SQL in a Fix line, if the line carries it. Example: 'a.sql (pending) — UPDATE t;' -> 'UPDATE t;'"""
     _, _, statement = fix_line.partition(" — ")
     return statement.strip() or None
+
+
+def named_folders(goal: str) -> list[str]:
+    """The folders a goal names. Example: '... under app/ and migrations/, then ...' -> ['app/', 'migrations/']"""
+    return re.findall(r"\b([\w.-]+/)(?=[\s,.;)]|$)", goal)
+
+
+def folders_to_hand_out(goal: str, listing: list[str]) -> list[str]:
+    """The folders to hand out: those the goal names, or else the top-level folders of the listing."""
+    return named_folders(goal) or list(dict.fromkeys(p.split("/")[0] + "/" for p in listing if "/" in p))
+
+
+def scope_of(goal: str, listing: list[str]) -> list[str]:
+    """The files the goal points at (folders it names), or the whole listing if it names none."""
+    folders = named_folders(goal)
+    if not folders:
+        return listing
+    return [p for p in listing if any(p.startswith(f) for f in folders)]

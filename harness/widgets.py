@@ -5,17 +5,17 @@ Everything here only *reads* the loop's ``Lap`` records; nothing reaches back in
 * ``plot_tokens``   -- raw-history tokens (climbing) against assembled-context tokens (what was sent),
                        the window and the compaction threshold, a marker wherever the strategy dropped,
                        compacted, folded or cleared, and an overflow as a big red X.
-* ``draw_desk``     -- one lap's message array as blocks sized by tokens and coloured by zone, against the
-                       desk's edge (the window), and whether the standing rule and the request are still on it.
+* ``draw_desk``     -- one lap's message array as blocks sized by tokens and coloured by zone, against
+                       the desk's edge (the window); and are the standing rule and the request still on it?
 * ``summary_text``  -- the summary on the desk, or "none yet".
 * ``Dashboard``     -- controls (strategy, window, threshold, tail size) and step / play / pause / reset;
                        ``show_dashboard()`` displays one already showing the last lap of a default run.
 * ``live_plot``     -- an ``on_lap`` callback for a cell that calls ``run_agent`` itself.
 
-Every redraw is a plain PNG. The dashboard sets it as the one output of an ``ipywidgets.Output`` -- the
-widget's state, not ``display()`` inside ``with out:``, because a display from a callback or from the
-play animation does not always reach the widget -- which moves live in JupyterLab. It also offers the PNG
-as the fallback of its own display, so a notebook executed headless (nbclient) keeps the picture.
+Every redraw is a plain PNG. The dashboard sets it as the one output of an ``ipywidgets.Output`` (its
+``outputs``, not ``display()`` inside ``with out:``: pictures displayed from the play animation, an asyncio
+task, never reached the widget in JupyterLab 4.6), so it moves live. It also offers the PNG as the fallback
+of its own display, so a notebook executed headless (nbclient) keeps the picture as an image output.
 
 Left out: zoom and hover (ipympl looks nicer live but leaves no image headless); pausing a Claude run
 half-way (offline runs are computed first, in a fraction of a second, then replayed; a Claude run is drawn
@@ -56,7 +56,7 @@ DPI = 72
 SIZE = (13, 9)                  # inches: 936 x 648 pixels
 WALL = "#C00000"                # the window, the threshold and the overflow: the red of a wall
 OK_GREEN = "#006400"
-ZONES = {                       # zone -> (colour, what the class calls it); Okabe-Ito colours, colour-blind safe
+ZONES = {                       # zone -> (colour, what the class calls it); Okabe-Ito, colour-blind safe
     "head": ("#0072B2", "head (request)"),
     "summary": ("#009E73", "summary"),
     "tail": ("#E69F00", "verbatim tail"),
@@ -74,6 +74,8 @@ EVENTS = {                      # lap kind -> (marker, colour, legend words)
     "summary_failed": ("P", "#CC79A7", "summary failed"),
 }
 RUN_COLOURS = ["#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
+SUMMARY_HTML = ("<div style='font-size:17px; line-height:1.35'><b>Summary on the desk</b>"
+                "<div style='font-size:15px; white-space:pre-wrap; overflow-wrap:anywhere'>{}</div></div>")
 
 
 # ---- 1. the token plot ------------------------------------------------------------------------------
@@ -106,13 +108,15 @@ def _plot_lines(ax, runs: dict) -> list:
     for kind, (marker, colour, words) in EVENTS.items():
         hits = [lap for lap in every if lap.kind == kind]
         if hits:
-            drawn.append(ax.scatter([h.number for h in hits], [h.assembled_tokens for h in hits], marker=marker,
-                                    s=180, color=colour, edgecolor="black", zorder=5, label=words))
+            drawn.append(ax.scatter([h.number for h in hits], [h.assembled_tokens for h in hits],
+                                    marker=marker, s=180, color=colour, edgecolor="black", zorder=5,
+                                    label=words))
     for lap in (lap for lap in every if lap.kind == "overflow"):
         drawn.append(ax.scatter([lap.number], [lap.assembled_tokens], marker="X", s=600, color=WALL,
                                 edgecolor="white", zorder=6, label="overflow"))
-        drawn.append(ax.annotate("overflow", (lap.number, lap.assembled_tokens), xytext=(-18, 14), ha="right",
-                                 textcoords="offset points", color=WALL, fontsize=FONT + 2, fontweight="bold"))
+        drawn.append(ax.annotate("overflow", (lap.number, lap.assembled_tokens), xytext=(-18, 14),
+                                 textcoords="offset points", ha="right", color=WALL, fontsize=FONT + 2,
+                                 fontweight="bold"))
     return drawn
 
 
@@ -149,8 +153,8 @@ def threshold_tokens(strategy: Strategy, model) -> int | None:
 
 # ---- 2. the desk view --------------------------------------------------------------------------------
 
-def draw_desk(lap: Lap, rule: str | None = None, request: str | None = None, ax=None, meter: Meter | None = None,
-              threshold: int | None = None):
+def draw_desk(lap: Lap, rule: str | None = None, request: str | None = None, ax=None,
+              meter: Meter | None = None, threshold: int | None = None):
     """One lap's desk: each message sent is a block as wide as its tokens, coloured by its zone.
 
     The system prompt and tool definitions come first (grey); the window is the desk's edge. Two lines
@@ -175,7 +179,8 @@ def _desk_frame(ax, window: int, room: float, threshold: int | None):
     ax.set_yticks([])
     ax.tick_params(labelsize=FONT - 3)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
-    keys = [Patch(color=colour, label=words) for colour, words in [FIXED] + [ZONES[z] for z in ZONES if z != "middle"]]
+    shown = [FIXED] + [ZONES[zone] for zone in ZONES if zone != "middle"]
+    keys = [Patch(color=colour, label=words) for colour, words in shown]
     ax.legend(handles=keys, loc="upper left", ncol=6, fontsize=FONT - 5, frameon=False, handlelength=1.0,
               columnspacing=0.9, handletextpad=0.4)
 
@@ -187,13 +192,14 @@ def _desk_blocks(ax, lap: Lap, meter: Meter) -> list:
     drawn = [ax.add_artist(Rectangle((0, -0.45), fixed, 0.9, facecolor=FIXED[0], edgecolor="white"))]
     left = fixed
     for size, zone in zip(sizes, lap.zones):
-        block = Rectangle((left, -0.45), size, 0.9, facecolor=ZONES.get(zone, ("black",))[0], edgecolor="white",
-                          lw=0.8, gid="message")           # the gid tells messages from the grey fixed part
+        block = Rectangle((left, -0.45), size, 0.9, facecolor=ZONES.get(zone, ("black",))[0],
+                          edgecolor="white", lw=0.8, gid="message")   # gid: a message, not the grey part
         drawn.append(ax.add_artist(block))
         if zone == "notice":                              # a few tokens wide: point at it
             drawn += ax.plot([left + size / 2], [0.75], marker="v", ms=16, color=ZONES["notice"][0])
         left += size
-    drawn.append(ax.text(0, 1.08, headline(lap), transform=ax.transAxes, fontsize=FONT + 1, fontweight="bold"))
+    drawn.append(ax.text(0, 1.08, headline(lap), transform=ax.transAxes, fontsize=FONT + 1,
+                         fontweight="bold"))
     return drawn
 
 
@@ -206,8 +212,8 @@ def _desk_words(ax, lines: list[str]) -> list:
 def headline(lap: Lap) -> str:
     """The desk view's title. Example: 'Lap 8 · 1,650 of 5,000 tokens sent · compacted 9 messages into …'"""
     what = "OVERFLOW: the request no longer fits" if lap.kind == "overflow" else lap.event
-    what = _shorten(what, 46)
-    return f"Lap {lap.number} · {lap.assembled_tokens:,} of {lap.window:,} tokens sent" + (f" · {what}" if what else "")
+    sent = f"Lap {lap.number} · {lap.assembled_tokens:,} of {lap.window:,} tokens sent"
+    return f"{sent} · {_shorten(what, 46)}" if what else sent
 
 
 def where_on_desk(lap: Lap, text: str) -> str | None:
@@ -226,7 +232,8 @@ def visibility_lines(lap: Lap, rule: str | None = None, request: str | None = No
     """One line each: is the standing rule still on the desk? the original request?
 
     Example: after a sliding window dropped the first message ->
-    ['Rule "Never touch production: run…": not visible ✗', 'Request "Users whose email address…": not visible ✗']
+    ['Rule "Never touch production: run data…": not visible ✗',
+     'Request "Users whose email address contai…": not visible ✗']
     """
     lines = []
     for name, text in (("Rule", rule), ("Request", request)):
@@ -317,7 +324,7 @@ class _Layout:
     def of(cls, laps: list[Lap], words: list[str], threshold: int | None, label: str) -> "_Layout":
         window = laps[0].window if laps else CLASS_WINDOW
         return cls(window, threshold, label, frozenset(lap.kind for lap in laps), tuple(words),
-                   _round_up(len(laps) + 1, 5),
+                   _round_up(len(laps) + 1, 10),
                    _round_up(max([lap.raw_tokens for lap in laps] + [window]) * 1.08, window / 2),
                    max([window] + [lap.assembled_tokens for lap in laps]) * 1.04)
 
@@ -341,7 +348,7 @@ def default_strategies() -> dict[str, StrategyMaker]:
     return {
         "full history": lambda threshold, tail: FullHistory(),
         "sliding window": lambda threshold, tail: SlidingWindow(),
-        "three-zone compaction": lambda threshold, tail: ThreeZoneCompaction(threshold=threshold, tail_turns=tail),
+        "three-zone compaction": lambda threshold, tail: ThreeZoneCompaction(threshold, tail_turns=tail),
         "running summary": lambda threshold, tail: RunningSummary(keep_turns=tail),
         "clear tool results": lambda threshold, tail: ClearToolResults(keep_last=tail),
     }
@@ -375,14 +382,14 @@ class Dashboard:
         self.strategies = strategies or default_strategies()
         self.delay, self.max_laps = delay, max_laps
         self.run, self.laps, self.shown, self.playing = None, [], 0, False
-        self.png, self._ran_with, self._stream = b"", None, False
+        self.png, self._ran_with, self._stream, self._player = b"", None, False, None
         self.picture = Picture(rule=self.task.rule, request=self.task.request, meter=self.meter)
         self._build(window, strategy)
 
     # -- what the class clicks --
     def step(self, _button=None):
         """Show the next lap (running the agent first if the settings changed)."""
-        self.playing = False
+        self._stop()
         self._ensure_run()
         if self.shown < len(self.laps):
             self.shown += 1
@@ -390,6 +397,8 @@ class Dashboard:
 
     def play(self, _button=None):
         """Replay lap by lap from where it stands; from lap 0 if the settings changed or it had ended."""
+        if self.playing:
+            return                                    # a second click must not start a second player
         if self._ensure_run() and self._stream:
             return                                    # a Claude run was drawn lap by lap as it arrived
         if self.shown >= len(self.laps):
@@ -397,7 +406,7 @@ class Dashboard:
         self.playing = True
         loop = _running_loop()
         if loop and self.delay > 0:
-            loop.create_task(self._animate())        # waits between laps, so a pause click gets through
+            self._player = loop.create_task(self._animate())   # waits between laps: a pause click gets in
         else:
             while self.playing and self._advance():
                 time.sleep(self.delay)
@@ -405,12 +414,13 @@ class Dashboard:
 
     def pause(self, _button=None):
         """Stop playing; the lap on screen stays."""
-        self.playing = False
+        self._stop()
         self._say_status()
 
     def reset(self, _button=None):
         """Back to lap 0: nothing sent yet."""
-        self.playing, self.shown = False, 0
+        self._stop()
+        self.shown = 0
         self.redraw()
 
     def show_end(self):
@@ -423,11 +433,9 @@ class Dashboard:
     def redraw(self):
         """Draw the lap on screen into the output area; update the summary panel and the status line."""
         self.png = self.picture.png(self.laps, self.shown)
-        self.out.outputs = (_image_output(self.png, self.status_text()),)   # replaces the last picture at once
+        self.out.outputs = (_image_output(self.png, self.status_text()),)   # replaces the last one at once
         lap = self.laps[self.shown - 1] if self.shown else None
-        self.summary.value = ("<div style='font-size:17px; line-height:1.35'><b>Summary on the desk</b><div "
-                              "style='font-size:15px; white-space:pre-wrap; word-break:normal; overflow-wrap:anywhere'>"
-                              f"{escape(summary_text(lap))}</div></div>")
+        self.summary.value = SUMMARY_HTML.format(escape(summary_text(lap)))
         self._say_status()
 
     def _repr_mimebundle_(self, **kwargs):
@@ -456,7 +464,8 @@ class Dashboard:
         settings = self.settings()
         if self.run is not None and settings == self._ran_with:
             return False
-        self.playing, self.laps, self.shown, self._ran_with = False, [], 0, settings
+        self._stop()
+        self.laps, self.shown, self._ran_with = [], 0, settings
         model = self.model_factory(settings.window)
         made = self.strategies[settings.strategy]
         strategy = made if isinstance(made, Strategy) else made(settings.threshold, settings.tail)
@@ -486,6 +495,12 @@ class Dashboard:
         self.playing = False
         self._say_status()
 
+    def _stop(self):
+        self.playing = False
+        if self._player:
+            self._player.cancel()                     # it is waiting between laps; it never stops mid-drawing
+            self._player = None
+
     # -- the widgets --
     def _build(self, window: int, strategy: str | None):
         names, style = list(self.strategies), {"description_width": "80px"}
@@ -497,8 +512,10 @@ class Dashboard:
             "window": widgets.IntSlider(value=window, min=1000, max=max(20_000, window), step=250,
                                         description="window", style=style, layout=wide),
             "threshold": widgets.SelectionSlider(options=[(f"{p}%", p / 100) for p in range(50, 100, 5)],
-                                                 value=0.75, description="threshold", style=style, layout=wide),
-            "tail": widgets.IntSlider(value=2, min=0, max=6, description="tail size", style=style, layout=wide),
+                                                 value=0.75, description="threshold", style=style,
+                                                 layout=wide),
+            "tail": widgets.IntSlider(value=2, min=0, max=6, description="tail size", style=style,
+                                      layout=wide),
         }
         for control in self.controls.values():
             control.observe(self._changed, "value")
@@ -509,18 +526,20 @@ class Dashboard:
             button.on_click(getattr(self, name))
         self.status = widgets.HTML()
         self.out = widgets.Output(layout=widgets.Layout(flex="0 0 auto"))        # the picture keeps its size
-        self.summary = widgets.HTML(layout=widgets.Layout(flex="1 1 300px", min_width="300px", padding="0 0 0 12px"))
+        self.summary = widgets.HTML(layout=widgets.Layout(flex="1 1 300px", min_width="300px",
+                                                          padding="0 0 0 12px"))
         controls = list(self.controls.values())
+        picture_and_summary = widgets.HBox([self.out, self.summary],   # on a narrow screen, summary below
+                                           layout=widgets.Layout(flex_flow="row wrap"))
+        buttons_and_status = widgets.HBox(list(self.buttons.values()) + [self.status])
         self.widget = widgets.VBox([widgets.HBox(controls[:2]), widgets.HBox(controls[2:]),
-                                    widgets.HBox(list(self.buttons.values()) + [self.status]),
-                                    widgets.HBox([self.out, self.summary],          # the summary wraps below
-                                                 layout=widgets.Layout(flex_flow="row wrap"))])   # on a narrow screen
+                                    buttons_and_status, picture_and_summary])
         self.widget.add_class("context-desk-dashboard")      # the browser test finds the parts by these names
         self.out.add_class("context-desk-picture")
         self._say_status()
 
     def _changed(self, _change):
-        self.playing = False
+        self._stop()
         self._say_status()
 
     def _say_status(self):
@@ -532,7 +551,7 @@ class Dashboard:
 def show_dashboard(**options) -> None:
     """Display a dashboard already showing the last lap of a default run (so a headless run keeps a picture).
 
-    Options are ``Dashboard``'s. To keep a handle on it instead: ``desk = Dashboard(); desk.show_end(); desk``.
+    Options are ``Dashboard``'s. To keep a handle on it: ``desk = Dashboard(); desk.show_end(); desk``.
     """
     desk = Dashboard(**options)
     desk.show_end()
@@ -548,7 +567,8 @@ class LivePlot:
     """
 
     def __init__(self, on_lap: Callable[[Lap], None] | None = None, threshold: int | None = None,
-                 rule: str | None = None, request: str | None = None, meter: Meter | None = None, label: str = ""):
+                 rule: str | None = None, request: str | None = None, meter: Meter | None = None,
+                 label: str = ""):
         self.on_lap, self.laps, self.handle = on_lap, [], None
         self.picture = Picture(threshold, rule, request, meter, label)
 
@@ -612,7 +632,7 @@ def _image_output(png: bytes, words: str) -> dict:
 
 
 def _running_loop():
-    """The kernel's event loop, if this code runs inside one (a Jupyter kernel does; a plain script does not)."""
+    """The kernel's event loop, if this runs inside one (a Jupyter kernel does; a plain script does not)."""
     try:
         return asyncio.get_running_loop()
     except RuntimeError:

@@ -135,3 +135,29 @@ def test_a_different_workspace_and_wording_give_the_same_kinds_of_behaviour(tmp_
         assert run.toolbox.sql_log == [{"target": expected, "statement": "UPDATE exports SET done = false;",
                                         "flagged": expected == "production"}]
         assert "svc/export.py:2" in run.final
+
+
+def test_findings_in_a_summary_are_not_mistaken_for_rules():
+    summary = user("[Summary of earlier work]\nNoticed: app/db.py:25 — NOTE: no test covers this\n"
+                   "Cause: app/auth.py:40 — FIXME: capital letters never match")
+    assert Desk.read("", [user(GOAL), summary]).rules() == []
+
+
+def test_a_rule_without_a_rule_word_still_counts():
+    desk = Desk.read("", [user(f"{GOAL} Production is off-limits; staging is where changes go.")])
+    assert desk.production_forbidden()
+
+
+def test_a_summary_keeps_the_whole_goal_and_what_is_still_to_read():
+    box = Toolbox()
+    transcript = render([user(f"{GOAL} {RULE}")] + exchange(box, "list_files") + exchange(box, "read_file", path="app/__init__.py"))
+    text = write_summary(compaction_prompt("").split("<transcript>")[0], transcript)
+    assert f"Goal: {GOAL}" in text
+    still = [ln for ln in text.splitlines() if "Still to read:" in ln][0]
+    assert "app/api/__init__.py" in still and "app/__init__.py" not in still and "docs/" not in still
+
+
+def test_with_a_plan_in_the_summary_it_does_not_list_the_files_again(desk_model):
+    summary = user("[Summary of earlier work]\nFiles read: app/__init__.py\nStill to read: app/auth.py, app/db.py")
+    reply = reply_to(desk_model, [user(GOAL), summary])
+    assert reply.content[-1]["name"] == "read_file" and reply.content[-1]["input"]["path"] == "app/auth.py"

@@ -78,7 +78,7 @@ def test_three_zone_makes_a_sawtooth_below_the_threshold(meter):
 def test_running_summary_stays_flat_while_raw_grows(meter):
     run = go(RunningSummary(), meter=meter)
     assert run.database_target == "staging"
-    later = [lap.assembled_tokens for lap in run.laps[5:]]
+    later = [lap.assembled_tokens for lap in run.laps[5:-1]]   # the last lap only answers
     assert max(later) - min(later) < 1200
     assert run.laps[-1].raw_tokens > 3 * max(later)
     assert sum(lap.summary_calls for lap in run.laps) >= 5

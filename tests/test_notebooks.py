@@ -59,7 +59,7 @@ def test_committed_notebooks_carry_no_outputs(path):
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_each_lesson_has_its_time_box_checkpoint_and_links(path):
     text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
-    assert re.search(r"\b[78]:\d\d\s*[–-]\s*[89]:\d\d\b", text), "no time box like 7:20–7:50"
+    assert re.search(r"\b[789]:\d\d\s*[–-]\s*[789]:\d\d\b", text), "no time box like 7:20–7:50"
     assert "Checkpoint" in text and "<details>" in text, "no checkpoint question with a hidden answer"
     assert "Instructor note" in text
     assert "../exercises/" in text and "../slides/" in text

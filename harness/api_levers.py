@@ -32,7 +32,7 @@ from typing import Callable
 
 import anthropic
 
-from harness.claude import ClaudeModel, _usage
+from harness.claude import ClaudeModel, reply_from
 from harness.context import FullHistory, Strategy
 from harness.loop import Run, run_agent
 from harness.model import Model, ModelError, Reply, pick_model
@@ -131,17 +131,9 @@ class LeverModel(ClaudeModel):
                 **self._request(system, messages, tools))
         except anthropic.APIError as err:
             raise self._explain(err) from err
-        content = []
-        for block in response.content:
-            if block.type == "text":
-                content.append({"type": "text", "text": block.text})
-            elif block.type == "tool_use":
-                content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)})
-            elif block.type == "compaction":      # the server's summary: send it back exactly as it came
-                content.append(block.to_dict())
         if response.context_management and response.context_management.applied_edits:
             self.applied += [edit.to_dict() for edit in response.context_management.applied_edits]
-        return Reply(content=content, stop_reason=response.stop_reason, usage=_usage(response.usage))
+        return reply_from(response, keep_also=("compaction",))   # the server's summary goes back as it came
 
 
 class MemoryToolbox(Toolbox):

@@ -93,14 +93,7 @@ class ClaudeModel:
             response = self.client.messages.create(max_tokens=max_tokens, **request)
         except anthropic.APIError as err:
             raise self._explain(err) from err
-        content = []
-        for block in response.content:
-            if block.type == "text":
-                content.append({"type": "text", "text": block.text})
-            elif block.type == "tool_use":
-                content.append({"type": "tool_use", "id": block.id, "name": block.name,
-                                "input": dict(block.input)})
-        return Reply(content=content, stop_reason=response.stop_reason, usage=_usage(response.usage))
+        return reply_from(response)
 
     def count_tokens(self, system: str, messages: list[dict], tools: list[dict]) -> int:
         """The provider's own count of the input tokens this request would use. The authority."""
@@ -150,7 +143,21 @@ class ClaudeModel:
         return text.replace(key, "[API key]") if key else text
 
 
-def _usage(usage) -> dict:
+def reply_from(response, keep_also: tuple[str, ...] = ()) -> Reply:
+    """An SDK response as a ``Reply`` of plain dict blocks: text and tool_use, plus any ``keep_also`` types
+    kept exactly as they came (e.g. the server's ``compaction`` block, which must be sent back)."""
+    content = []
+    for block in response.content:
+        if block.type == "text":
+            content.append({"type": "text", "text": block.text})
+        elif block.type == "tool_use":
+            content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)})
+        elif block.type in keep_also:
+            content.append(block.to_dict())
+    return Reply(content=content, stop_reason=response.stop_reason, usage=usage_of(response.usage))
+
+
+def usage_of(usage) -> dict:
     """The SDK's usage object as a plain dict; cache counts only when the server sent them."""
     counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
     for name in ("cache_creation_input_tokens", "cache_read_input_tokens"):

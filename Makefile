@@ -4,6 +4,7 @@
 #   make test       run every test, offline (installs Debian's Chromium when run as root)
 #   make bench      strategy comparison and speed benchmarks
 #   make slides     build the offline slide decks
+#   make present    open JupyterLab on the first deck, to present live (RISE: Alt+R)
 #   make exercises  regenerate the student copies from the solution notebooks
 #   make clean      remove caches and build output (make distclean also removes .venv)
 
@@ -16,7 +17,7 @@ CHROMIUM ?= /usr/bin/chromium
 # JupyterLab refuses to start as root unless told it is fine.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: venv lab browser-deps test bench slides exercises clean distclean
+.PHONY: venv lab browser-deps test bench slides present exercises clean distclean
 
 # ---- the environment --------------------------------------------------------
 
@@ -32,8 +33,11 @@ venv: $(STAMP)
 
 # ---- the workbook -----------------------------------------------------------
 
+# The root is the repository, so the lessons' links to ../exercises/ and ../slides/ work; it opens on 00.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/ $(ALLOW_ROOT) \
+	$(VENV)/bin/jupyter lab $(ALLOW_ROOT) \
+		--ServerApp.root_dir="$(CURDIR)" \
+		--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb \
 		--ServerApp.ip=127.0.0.1 \
 		--LabApp.extension_manager=readonly \
 		--ServerApp.open_browser=True
@@ -62,6 +66,11 @@ bench: $(STAMP)
 
 slides: $(STAMP)
 	$(PY) -m slides.build
+
+present: $(STAMP)
+	$(VENV)/bin/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir="$(CURDIR)" \
+		--LabApp.default_url=/lab/tree/slides/01_the_filling_desk.ipynb \
+		--ServerApp.ip=127.0.0.1 --LabApp.extension_manager=readonly
 
 exercises: $(STAMP)
 	$(PY) exercises/make_student_copies.py

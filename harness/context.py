@@ -145,7 +145,7 @@ def summarize(model, make_prompt, summary: str, events: list[dict], depth: int =
 
 def turn_starts(history: list[dict], start: int = 1) -> list[int]:
     """Indices (from ``start``) where a turn begins: an assistant message at a safe cut."""
-    return [i for i in safe_cuts(history)[:-1] if i >= start and history[i]["role"] == "assistant"]
+    return [i for i in safe_cuts(history, start)[:-1] if history[i]["role"] == "assistant"]
 
 
 class ThreeZoneCompaction(Strategy):

@@ -68,7 +68,9 @@ class ClaudeModel:
                                  "call pick_model(), which then gives you the desk model.")
             # Passing the key explicitly also stops the SDK from reading profiles in ~/.config/anthropic.
             client = anthropic.Anthropic(api_key=key, base_url=base_url,
-                                         max_retries=max_retries, timeout=timeout)
+                                         max_retries=max_retries,
+                                         # a server that never answers the knock fails in seconds, not minutes
+                                         timeout=anthropic.Timeout(timeout, connect=min(timeout, 5.0)))
         self.client = client
 
     def __repr__(self) -> str:

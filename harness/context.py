@@ -208,7 +208,10 @@ class ThreeZoneCompaction(Strategy):
         size = meter.total(messages, system=system, tools=tools)
         if size <= self.limit(model):
             return Assembly(messages, zones, summary=self.state.text)
-        return self.compact(history, lap=lap, model=model, meter=meter, system=system, tools=tools)
+        desk = self.compact(history, lap=lap, model=model, meter=meter, system=system, tools=tools)
+        if desk.kind == "compact" and meter.total(desk.messages, system=system, tools=tools) > self.limit(model):
+            desk.event += "; still over the threshold: the head and the verbatim tail alone are too big"
+        return desk
 
     def compact(self, history, *, lap=0, model, meter=None, system="", tools=None, focus: str | None = None):
         """Summarize everything between the head and the tail, now. (``/compact`` calls this directly.)"""

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.context import (ClearToolResults, FullHistory, RunningSummary, SlidingWindow,
-                             ThreeZoneCompaction)
+                             ThreeZoneCompaction, turn_starts)
 from harness.desk_model import DeskModel
 from harness.loop import run_agent
 from harness.messages import assistant, pair_problems, user
@@ -146,12 +146,14 @@ class Echo:
                      {"input_tokens": 10, "output_tokens": 5})
 
 
-@settings(max_examples=60, deadline=None)
-@given(history=histories(), which=st.sampled_from(ALL), keep=st.integers(0, 4))
-def test_no_strategy_ever_splits_a_tool_pair(history, which, keep):
+@settings(max_examples=80, deadline=None)
+@given(history=histories(), which=st.sampled_from(ALL), keep=st.integers(0, 4),
+       threshold=st.sampled_from([0.5, 0.75, 0.9, 1.0]), pin=st.booleans())
+def test_no_strategy_ever_splits_a_tool_pair(history, which, keep, threshold, pin):
+    """Random histories and settings: valid pairs, the pinned head first, and a desk that fits or says why."""
     meter = Meter("chars4")
-    kwargs = {ClearToolResults: {"keep_last": keep}, ThreeZoneCompaction: {"tail_turns": keep},
-              RunningSummary: {"keep_turns": keep}}.get(which, {})
+    kwargs = {ClearToolResults: {"keep_last": keep}, ThreeZoneCompaction: {"tail_turns": keep, "threshold": threshold},
+              RunningSummary: {"keep_turns": keep}, SlidingWindow: {"pin_head": pin}}.get(which, {})
     strategy = which(**kwargs)
     strategy.start()
     before = copy.deepcopy(history)
@@ -159,6 +161,12 @@ def test_no_strategy_ever_splits_a_tool_pair(history, which, keep):
     assert pair_problems(desk.messages) == []
     assert desk.messages[0]["role"] == "user"
     assert len(desk.zones) == len(desk.messages)
+    pins = which in (FullHistory, ThreeZoneCompaction, RunningSummary, ClearToolResults) or pin
+    if pins:
+        assert desk.messages[0] is history[0] and desk.zones[0] == "head"
     if which is SlidingWindow:
-        assert meter.total(desk.messages) <= Echo.window - 512 or len(desk.messages) <= 2
+        assert meter.total(desk.messages) <= Echo.window - 512 or len(desk.messages) <= 2 + pin
+    if which is ThreeZoneCompaction:   # under the threshold after compacting, or it said why not
+        assert meter.total(desk.messages) <= strategy.limit(Echo()) or desk.kind == "stuck" or \
+            "still over the threshold" in desk.event or len(turn_starts(history)) <= keep
     assert history == before                     # the raw history is never edited

@@ -64,7 +64,7 @@ class Lever:
 
     def explain(self) -> str:
         if self.available():
-            return f"{self.name}: {self.what} (beta {', '.join(self.betas)})."
+            return f"{self.name}: {self.what.rstrip('.')} (beta {', '.join(self.betas)})."
         return (f"{self.name}: {self.what} It is a feature of the Claude API, so it needs ANTHROPIC_API_KEY; "
                 f"offline, {self.instead} shows the same idea.")
 

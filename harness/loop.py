@@ -92,32 +92,32 @@ def run_agent(request: str, model: Model, tools: Toolbox | None = None, context:
     meter = meter or getattr(model, "meter", None) or Meter()
     run = Run(history=[], laps=[], toolbox=tools)
     history, remarks = run.history, remarks or {}
-    book = _Bookkeeper(run, meter, system, tools.schemas, model.window, on_lap, transcript)
     head = meter.total(resume[:1] if resume else [user(request)], system=system, tools=tools.schemas)
     if head > model.window:
         raise ValueError(f"The window ({model.window:,} tokens) is smaller than the pinned head alone: system "
                          f"prompt, tools and request take {head:,} tokens. Use a bigger window or a shorter request.")
     context.start()
 
-    for message in resume or [user(request)]:
-        book.append(message, lap=0, write=not (resume and book.continuing))
-    for number in range(1, max_laps + 1):
-        with book.lap(number) as lap:          # records the lap; an overflow or API error becomes a clean stop
-            desk = context.assemble(history, lap=number, system=system, tools=tools.schemas, meter=meter, model=model)
-            lap.saw(desk)
-            reply = _send(model, context, history, desk, lap, system, tools.schemas, meter, max_tokens)
-            lap.paid(reply.usage)
-            book.append(assistant(reply.content), lap=number)
-            calls = tool_uses(history[-1])
-            if reply.stop_reason != "tool_use" or not calls:
-                run.stopped, run.final = "answered", text_of(history[-1])
-            else:
-                results = [tools.run(call) for call in calls] + _remark(remarks.get(number))
-                book.append({"role": "user", "content": results}, lap=number)
-                lap.actions = [_describe(call) for call in calls]
-        if run.stopped != "max_laps":
-            break
-    book.close()
+    with _Bookkeeper(run, meter, system, tools.schemas, model.window, on_lap, transcript) as book:
+        for message in resume or [user(request)]:
+            book.append(message, lap=0, write=not (resume and book.continuing))
+        for number in range(1, max_laps + 1):
+            with book.lap(number) as lap:      # records the lap; an overflow or API error becomes a clean stop
+                desk = context.assemble(history, lap=number, system=system, tools=tools.schemas, meter=meter,
+                                        model=model)
+                lap.saw(desk)
+                reply = _send(model, context, history, desk, lap, system, tools.schemas, meter, max_tokens)
+                lap.paid(reply.usage)
+                book.append(assistant(reply.content), lap=number)
+                calls = tool_uses(history[-1])
+                if reply.stop_reason != "tool_use" or not calls:
+                    run.stopped, run.final = "answered", text_of(history[-1])
+                else:
+                    results = [tools.run(call) for call in calls] + _remark(remarks.get(number))
+                    book.append({"role": "user", "content": results}, lap=number)
+                    lap.actions = [_describe(call) for call in calls]
+            if run.stopped != "max_laps":
+                break
     return run
 
 
@@ -143,7 +143,10 @@ class _Bookkeeper:
     def lap(self, number: int) -> "_LapScope":
         return _LapScope(self, Lap(number, self.raw, self.raw, model_calls=0, window=self.window))
 
-    def close(self):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
         if self.file:
             self.file.close()
 

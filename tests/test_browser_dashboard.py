@@ -24,25 +24,19 @@ import PIL.Image
 import psutil
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chromium import CHROMIUM, CHROMIUM_ARGS, need_chromium  # noqa: E402
+
 from harness.widgets import FIXED, WALL, ZONES
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
 PICTURE = ".context-desk-picture img"
 
 
-def need_chromium():
-    if CHROMIUM.exists():
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true but {CHROMIUM} is missing: `make test` installs it (target browser-deps).")
-    pytest.skip(f"browser test skipped: no {CHROMIUM}; enable it with `sudo apt-get install chromium`.")
 
 
 def need_lab_settings():
@@ -72,7 +66,7 @@ def write_notebook(folder: Path) -> str:
 @pytest.fixture
 def lab(tmp_path):
     """A JupyterLab server in its own process group; yields its base URL; always killed afterwards."""
-    need_chromium()
+    need_chromium("browser test")
     need_lab_settings()
     port, home = free_port(), tmp_path / "home"
     notebooks = tmp_path / "notebooks"

@@ -12,11 +12,15 @@ to ``test-artifacts/slides/``. Without /usr/bin/chromium they are skipped, unles
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import nbformat
 import PIL.Image
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chromium import CHROMIUM, CHROMIUM_ARGS, need_chromium  # noqa: E402
 
 from slides import build as slide_build
 from slides import figures as slide_figures
@@ -24,7 +28,6 @@ from slides import figures as slide_figures
 ROOT = Path(__file__).resolve().parent.parent
 SLIDES = ROOT / "slides"
 ARTIFACTS = ROOT / "test-artifacts" / "slides"
-CHROMIUM = Path("/usr/bin/chromium")
 
 SEGMENTS = {   # deck -> the time box its title slide must show
     "01_the_filling_desk": "7:00–7:20",
@@ -164,18 +167,12 @@ def test_regenerating_a_figure_gives_the_same_bytes(tmp_path):
 
 # ---- browser: the exported decks, offline ------------------------------------------------------------------
 
-def need_chromium():
-    if CHROMIUM.exists():
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true but {CHROMIUM} is missing: `make test` installs it (target browser-deps).")
-    pytest.skip(f"slide browser test skipped: no {CHROMIUM}; enable it with `sudo apt-get install chromium`.")
 
 
 @pytest.fixture(scope="module")
 def built():
     """Build every deck (HTML and PDF handouts) once for the browser tests; the build is quick and never stale."""
-    need_chromium()
+    need_chromium("slide browser test")
     try:
         return slide_build.build(pdf=True, quiet=True)
     except slide_build.BuildError as problem:
@@ -189,7 +186,7 @@ def browser(built):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=slide_build.CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

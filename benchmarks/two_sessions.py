@@ -23,9 +23,9 @@ from pathlib import Path
 from benchmarks.compare import table
 from harness.desk_model import DeskModel
 from harness.loop import Run, run_agent
-from harness.memory import (
-    PROJECT_MEMORY, Memory, load_memory, memory_costs, remember_into, system_prompt, write_note,
-)
+from harness.memory import Memory, PROJECT_MEMORY, load_memory, system_prompt
+from harness.promote import remember_into
+from harness.notes import memory_costs, write_note
 from harness.tasks import GOAL, file_reading_task
 from harness.tokens import Meter
 from harness.tools import Toolbox

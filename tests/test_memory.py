@@ -8,14 +8,13 @@ import os
 import pytest
 
 from benchmarks.two_sessions import jot_notes, session_one, session_two, two_sessions
-from harness import memory as memory_module
+from harness import promote as promote_module
 from harness.context import ThreeZoneCompaction
 from harness.desk_model import DeskModel
 from harness.loop import run_agent
-from harness.memory import (
-    MEMORY_HEADER, MemoryFileError, append_to_memory, imports_in, load_memory, memory_costs, normalise,
-    promote, recall, remember_into, standing_constraints, system_prompt, write_note,
-)
+from harness.memory import MEMORY_HEADER, imports_in, load_memory, system_prompt
+from harness.promote import MemoryFileError, append_to_memory, normalise, promote, remember_into, standing_constraints
+from harness.notes import memory_costs, recall, write_note
 from harness.prompts import SYSTEM_PROMPT
 from harness.tasks import GOAL, file_reading_task
 from harness.tools import WORKSPACE, Toolbox
@@ -238,7 +237,7 @@ def test_a_failed_write_leaves_the_original_intact(tmp_path, monkeypatch):
     def broken_replace(*_):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(memory_module.os, "replace", broken_replace)
+    monkeypatch.setattr(promote_module.os, "replace", broken_replace)
     with pytest.raises(MemoryFileError, match="No space left"):
         promote(SUMMARY, notebook)
     assert notebook.read_text(encoding="utf-8") == "- Tests: pytest tests/.\n"

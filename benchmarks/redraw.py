@@ -28,7 +28,7 @@ from harness.desk_model import DeskModel
 from harness.loop import Lap, run_agent
 from harness.tasks import file_reading_task
 from harness.tokens import Meter
-from harness.widgets import Picture, threshold_tokens
+from harness.plots import Picture, threshold_tokens
 
 GOAL_MS = 50
 

@@ -35,7 +35,7 @@ from harness.model import CLASS_WINDOW
 from harness.prompts import NAIVE_PROMPT, SYSTEM_PROMPT, compaction_prompt, render
 from harness.tasks import GOAL, file_reading_task
 from harness.tokens import Meter
-from harness.widgets import FIXED, ZONES, draw_desk, plot_tokens, threshold_tokens
+from harness.plots import FIXED, ZONES, draw_desk, plot_tokens, threshold_tokens
 
 OUT = Path(__file__).resolve().parent / "figures"
 DPI = 130                      # 17-point text (the widgets' size) comes out about 30 pixels tall

@@ -1,28 +1,23 @@
-"""Bad input, API faults and crashes: each gets a clear message, and nothing is lost."""
+"""Faults from the API and from the summary call: a clean stop or a bounded retry, never a loop, nothing lost."""
 
 import json
-import re
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standin_server import TEST_KEY, error_body  # noqa: E402
+from standin_server import error_body  # noqa: E402
 from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture)
 
-from harness.claude import ClaudeModel  # noqa: E402
-from harness.context import RunningSummary, ThreeZoneCompaction, make_strategy  # noqa: E402
-from harness.desk_model import DeskModel, summary_request  # noqa: E402
-from harness.loop import load_transcript, run_agent  # noqa: E402
-from harness.messages import assistant, pair_problems, user  # noqa: E402
-from harness.model import ContextOverflow, ModelError, describe_model, pick_model  # noqa: E402
-from harness.tasks import file_reading_task  # noqa: E402
-from harness.tokens import Meter  # noqa: E402
+import pytest  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+from harness.claude import ClaudeModel  # noqa: E402
+from harness.context import RunningSummary, ThreeZoneCompaction  # noqa: E402
+from harness.desk_model import DeskModel, summary_request  # noqa: E402
+from harness.loop import run_agent  # noqa: E402
+from harness.messages import assistant, pair_problems, user  # noqa: E402
+from harness.model import ContextOverflow, ModelError  # noqa: E402
+from harness.tasks import file_reading_task  # noqa: E402
+
 TOO_LONG = error_body("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")
 
 
@@ -116,93 +111,3 @@ def test_running_summary_survives_a_failed_fold():
     task = file_reading_task()
     run = run_agent(task.request, SummaryTrouble("fails"), context=RunningSummary(max_failures=2), max_laps=80)
     assert run.stopped == "compaction_failed" and "Stopping instead of looping" in run.problem
-
-
-# ---- nothing lost ------------------------------------------------------------------------------
-
-SLOW_RUN = """
-import sys, time
-from harness.desk_model import DeskModel
-from harness.loop import run_agent
-from harness.tasks import file_reading_task
-class Slow(DeskModel):
-    def reply(self, *a, **k):
-        time.sleep(0.15)
-        return super().reply(*a, **k)
-run_agent(file_reading_task().request, Slow(window=20000), transcript=sys.argv[1])
-"""
-
-
-def test_killing_the_process_mid_run_leaves_a_readable_transcript_that_resumes(tmp_path):
-    path = tmp_path / "run.jsonl"
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(path)], cwd=REPO)
-    try:
-        deadline = time.time() + 30
-        while time.time() < deadline and (not path.exists() or len(path.read_text().splitlines()) < 7):
-            time.sleep(0.05)
-    finally:
-        proc.kill()
-        proc.wait()
-    saved = load_transcript(path)
-    assert len(saved) >= 7 and saved[0]["role"] == "user"
-    if saved[-1]["role"] == "assistant":        # killed between the call and its results: drop the half lap
-        saved = saved[:-1]
-    run = run_agent("", DeskModel(window=20000), resume=saved, transcript=path)
-    assert run.stopped == "answered" and run.database_target == "staging"
-    assert load_transcript(path)[:len(saved)] == saved
-
-
-# ---- bad settings, before any work ----------------------------------------------------------------
-
-@pytest.mark.parametrize("name, settings, words", [
-    ("three-zone compaction", {"threshold": 0}, "threshold"),
-    ("three-zone compaction", {"threshold": 1.2}, "threshold"),
-    ("three-zone compaction", {"tail_turns": -1}, "negative"),
-    ("sliding window", {"budget": -100}, "budget"),
-    ("sliding window", {"windw": 3}, "Bad setting"),
-    ("summarize everything", {}, "Unknown strategy"),
-])
-def test_bad_settings_get_a_clear_message(name, settings, words):
-    with pytest.raises(ValueError, match=words):
-        make_strategy(name, **settings)
-
-
-def test_a_window_smaller_than_the_pinned_head_is_refused_up_front():
-    with pytest.raises(ValueError, match="smaller than the pinned head"):
-        run_agent(file_reading_task().request, DeskModel(window=200))
-
-
-def test_an_output_reserve_bigger_than_the_window_is_explained():
-    run_attempt = lambda: run_agent(file_reading_task().request, DeskModel(window=600),
-                                    context=ThreeZoneCompaction(output_reserve=1000))
-    with pytest.raises(ValueError, match="leaves no room"):
-        run_attempt()
-
-
-# ---- no key, and secrets -------------------------------------------------------------------------
-
-def test_without_a_key_the_offline_model_is_picked_and_named():
-    model = pick_model()
-    assert isinstance(model, DeskModel)
-    assert "offline desk model" in describe_model(model) and "ANTHROPIC_API_KEY" in describe_model(model)
-
-
-def test_the_key_never_leaks_into_laps_transcripts_or_errors(server, tmp_path, capsys):
-    server.push_text("Hello.")
-    path = tmp_path / "t.jsonl"
-    run = run_agent("Say hello.", ClaudeModel(), transcript=path, on_lap=print)
-    server.push(401, error_body("authentication_error", f"invalid x-api-key {TEST_KEY}"))
-    failed = run_agent("Say hello.", ClaudeModel(max_retries=0))
-    seen = [repr(run.laps), path.read_text(), capsys.readouterr().out, failed.problem, repr(failed.laps)]
-    assert run.stopped == "answered" and failed.stopped == "model_error"
-    assert not any(TEST_KEY in text for text in seen)
-
-
-SECRET = re.compile(r"sk-ant-[A-Za-z0-9_-]{8,}|/(?:root|home/\w+|work/main|tmp/\w+)/")
-
-
-def test_no_committed_notebook_holds_a_key_or_a_local_path():
-    notebooks = [p for p in REPO.rglob("*.ipynb") if ".venv" not in p.parts and ".ipynb_checkpoints" not in p.parts]
-    for path in notebooks:
-        found = SECRET.findall(path.read_text(encoding="utf-8"))
-        assert not found, f"{path.relative_to(REPO)} holds {found[:3]}"

@@ -161,3 +161,21 @@ def test_with_a_plan_in_the_summary_it_does_not_list_the_files_again(desk_model)
     summary = user("[Summary of earlier work]\nFiles read: app/__init__.py\nStill to read: app/auth.py, app/db.py")
     reply = reply_to(desk_model, [user(GOAL), summary])
     assert reply.content[-1]["name"] == "read_file" and reply.content[-1]["input"]["path"] == "app/auth.py"
+
+
+def test_the_offline_model_cannot_know_which_lesson_or_strategy_is_running():
+    """It may read only what it is sent: its modules import nothing about lessons, tasks, strategies or memory."""
+    import ast
+    from pathlib import Path
+
+    allowed = {"harness.messages", "harness.model", "harness.tokens", "harness.desk_view", "harness.desk_summaries",
+               "harness.context_rot"}
+    for name in ("desk_model", "desk_view", "desk_summaries", "context_rot"):
+        tree = ast.parse((Path("harness") / f"{name}.py").read_text())
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+        assert {m for m in imported if m.startswith("harness")} <= allowed, f"{name} imports {imported - allowed}"
+    # and the same context always gets the same reply, whoever sends it
+    messages = [user(f"{GOAL} {RULE}")]
+    first, second = DeskModel(window=5000), DeskModel(window=5000)
+    assert first.reply("", messages, TOOL_SCHEMAS).content == second.reply("", messages, TOOL_SCHEMAS).content

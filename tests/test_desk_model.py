@@ -171,7 +171,7 @@ def test_the_offline_model_cannot_know_which_lesson_or_strategy_is_running():
     allowed = {"harness.messages", "harness.model", "harness.tokens", "harness.desk_view", "harness.desk_summaries",
                "harness.context_rot"}
     for name in ("desk_model", "desk_view", "desk_summaries", "context_rot"):
-        tree = ast.parse((Path("harness") / f"{name}.py").read_text())
+        tree = ast.parse((Path(__file__).resolve().parent.parent / "harness" / f"{name}.py").read_text())
         imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
         imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
         assert {m for m in imported if m.startswith("harness")} <= allowed, f"{name} imports {imported - allowed}"

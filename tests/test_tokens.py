@@ -4,6 +4,7 @@ import pytest
 
 from harness.messages import user
 from harness.tokens import Meter, chars4, cl100k, naive_total, tiktoken_count
+from harness.tools import WORKSPACE
 
 
 def test_chars4_is_characters_over_four():
@@ -37,7 +38,7 @@ def test_cached_total_equals_naive_recount():
 
 
 def test_chars4_and_tokenizer_disagree_on_code(meter):
-    code = open("workspace/app/auth.py").read()
+    code = (WORKSPACE / "app" / "auth.py").read_text()
     assert chars4(code) != tiktoken_count(code)
 
 

@@ -390,17 +390,21 @@ def _window_scenarios(seed: int, pinned: bool):
         yield messages, budget, counter
 
 
+def _try_window_scenarios(window_fn, name: str, seed: int, pinned: bool) -> None:
+    """Run the student's window on the fresh histories; raise the first problem found."""
+    _need_function(window_fn, name)
+    for messages, budget, counter in _window_scenarios(seed, pinned=pinned):
+        out = _call(f"{name}(<{len(messages)} messages>, {budget}, counter)", window_fn, list(messages), budget, counter)
+        problem = _window_problem(messages, budget, counter, out, pinned=pinned)
+        if problem:
+            raise problem
+
+
 def check_sliding_window(sliding_window, seed: int = 2) -> bool:
     """The newest messages that fit, tool pairs whole, a user message first -- on 40 fresh histories."""
 
     def body():
-        _need_function(sliding_window, "sliding_window")
-        for messages, budget, counter in _window_scenarios(seed, pinned=False):
-            out = _call(f"sliding_window(<{len(messages)} messages>, {budget}, counter)",
-                        sliding_window, list(messages), budget, counter)
-            problem = _window_problem(messages, budget, counter, out, pinned=False)
-            if problem:
-                raise problem
+        _try_window_scenarios(sliding_window, "sliding_window", seed, pinned=False)
         return "40 fresh histories: within budget, newest kept, no tool pair split, a user message first."
 
     return _verdict("sliding_window", body)
@@ -506,13 +510,7 @@ def check_pinned_window(pinned_window, seed: int = 3) -> bool:
     """The request always first, then a window over the rest: on fresh histories, then in real runs."""
 
     def body():
-        _need_function(pinned_window, "pinned_window")
-        for messages, budget, counter in _window_scenarios(seed, pinned=True):
-            out = _call(f"pinned_window(<{len(messages)} messages>, {budget}, counter)",
-                        pinned_window, list(messages), budget, counter)
-            problem = _window_problem(messages, budget, counter, out, pinned=True)
-            if problem:
-                raise problem
+        _try_window_scenarios(pinned_window, "pinned_window", seed, pinned=True)
         for window in (4000, 5000, 6000):
             run = _run(StudentWindow(pinned_window, name="pinned_window"), window)
             lost = [lap.number for lap in run.laps if not _on_desk(lap, "never touch production")]

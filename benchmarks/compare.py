@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import run_agent
 from harness.model import CLASS_WINDOW
 from harness.prompts import NAIVE_PROMPT

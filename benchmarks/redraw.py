@@ -24,7 +24,7 @@ import time
 from dataclasses import replace
 
 from harness.context import ThreeZoneCompaction
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import Lap, run_agent
 from harness.tasks import file_reading_task
 from harness.tokens import Meter

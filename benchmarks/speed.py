@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from harness.context import RunningSummary, ThreeZoneCompaction
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import run_agent
 from harness.tasks import file_reading_task
 from harness.tokens import Meter, cl100k, naive_total

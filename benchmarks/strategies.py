@@ -27,7 +27,7 @@ from pathlib import Path
 from benchmarks.compare import table
 from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
 from harness.cost import bill
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import Run, run_agent
 from harness.messages import text_of
 from harness.model import CLASS_WINDOW

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.compare import table
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import Run, run_agent
 from harness.memory import Memory, PROJECT_MEMORY, load_memory, system_prompt
 from harness.promote import remember_into

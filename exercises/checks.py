@@ -24,7 +24,7 @@ from pathlib import Path
 
 from harness.context import (Assembly, FullHistory, RunningSummary, SlidingWindow, Strategy,
                              ThreeZoneCompaction, turn_starts)
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import run_agent
 from harness.messages import assistant, is_plain_user, pair_problems, safe_cuts, text_of, tool_results, user
 from harness.model import describe_model

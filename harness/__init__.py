@@ -6,7 +6,6 @@ Read them in this order:
 * ``tokens``     -- counting: chars/4, the cl100k tokenizer offline, a cached meter
 * ``tools``      -- the agent's tools, sandboxed to ``workspace/``
 * ``model``      -- one protocol for every model, and the switch between them
-* ``desk_model`` -- the offline stand-in (with ``desk_view``, ``desk_summaries``, ``context_rot``)
 * ``claude``     -- the real Claude through the ``anthropic`` SDK
 * ``loop``       -- the bare loop: assemble, call, append, run tools, repeat
 * ``prompts``    -- the system prompt and the summary prompts
@@ -16,4 +15,6 @@ Read them in this order:
 * ``plots``, ``widgets`` -- the pictures and the live dashboard
 * ``tasks``, ``classroom`` -- the class task, and the notebooks' setup check
 * ``subagent``, ``api_levers`` -- going further: sub-agents, and the API's server-side features
+
+The offline stand-in model is a package of its own, ``harness.offline``: the stage, not the lesson.
 """

@@ -215,7 +215,7 @@ def bill_without_summary(task, strategy, window: int = 5000, big_window: int = 1
     Example: bill_without_summary(file_reading_task(), RunningSummary()).input_share -> about 0.5
     """
     from harness.context import FullHistory          # here, so importing cost stays light
-    from harness.desk_model import DeskModel
+    from harness.offline import DeskModel
     from harness.tools import WORKSPACE, Toolbox
 
     meter = meter or Meter("tiktoken")

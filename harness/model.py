@@ -2,7 +2,7 @@
 
 Two backends implement ``Model``:
 
-* ``harness.desk_model.DeskModel`` -- the offline, rule-based stand-in (the default: no key, no network);
+* ``harness.offline.desk_model.DeskModel`` -- the offline, rule-based stand-in (the default: no key, no network);
 * ``harness.claude.ClaudeModel``   -- the real Claude, through the official ``anthropic`` SDK.
 
 ``pick_model()`` chooses: Claude when ``ANTHROPIC_API_KEY`` is set, the desk model otherwise.
@@ -74,7 +74,7 @@ def pick_model(window: int | None = None, **desk_options) -> Model:
         from harness.claude import ClaudeModel
 
         return ClaudeModel(model=claude_model_name(), toy_window=window)
-    from harness.desk_model import DeskModel
+    from harness.offline import DeskModel
 
     return DeskModel(window=window or CLASS_WINDOW, **desk_options)
 

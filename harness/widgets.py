@@ -31,7 +31,7 @@ from IPython.display import Image, display
 
 from harness.context import (ClearToolResults, FullHistory, RunningSummary, SlidingWindow, Strategy,
                              ThreeZoneCompaction)
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import Lap, run_agent
 from harness.model import CLASS_WINDOW, pick_model
 from harness.plots import (EVENTS, FIXED, FONT, WALL, ZONES, Picture, draw_desk, headline,  # noqa: F401

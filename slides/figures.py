@@ -27,7 +27,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
 from harness.context import FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
 from harness.cost import bill_without_summary
-from harness.desk_model import DeskModel, summary_request
+from harness.offline import DeskModel, summary_request
 from harness.loop import Run, run_agent
 from harness.memory import PROJECT_MEMORY, load_memory, system_prompt
 from harness.messages import blocks_of, tool_uses, user

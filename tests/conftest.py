@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.tasks import file_reading_task
 from harness.tokens import Meter
 

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 
 from harness.claude import ClaudeModel  # noqa: E402
 from harness.context import RunningSummary, ThreeZoneCompaction  # noqa: E402
-from harness.desk_model import DeskModel, summary_request  # noqa: E402
+from harness.offline import DeskModel, summary_request  # noqa: E402
 from harness.loop import run_agent  # noqa: E402
 from harness.messages import assistant, pair_problems, user  # noqa: E402
 from harness.model import ContextOverflow, ModelError  # noqa: E402

@@ -13,7 +13,7 @@ from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture
 from harness.api_levers import (COMPACTION_BETA, CONTEXT_MANAGEMENT_BETA, MEMORY_TOOL, MemoryToolbox,  # noqa: E402
                                 clear_old_tool_results, memory_tool, server_compaction, side_by_side)
 from harness.context import ThreeZoneCompaction  # noqa: E402
-from harness.desk_model import DeskModel  # noqa: E402
+from harness.offline import DeskModel  # noqa: E402
 from harness.loop import run_agent  # noqa: E402
 from harness.messages import assistant, user  # noqa: E402
 from harness.model import ModelError  # noqa: E402

@@ -3,7 +3,7 @@
 import pytest
 
 from harness.context import ThreeZoneCompaction, make_strategy
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import run_agent
 from harness.tasks import file_reading_task
 

@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from harness.context import FullHistory, ThreeZoneCompaction
-from harness.desk_model import ContextRot, DeskModel
+from harness.offline import ContextRot, DeskModel
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.tasks import file_reading_task

@@ -6,7 +6,7 @@ import pytest
 
 from harness.context import FullHistory, ThreeZoneCompaction
 from harness.cost import PRICES, Prices, bill, bill_without_summary, fixed_tokens, lap_bills, reuses
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import Lap, run_agent
 from harness.messages import user
 from harness.tasks import file_reading_task

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from harness.context import FullHistory
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import load_transcript, run_agent
 from harness.model import ModelError, Reply
 

@@ -10,7 +10,7 @@ import pytest
 from benchmarks.two_sessions import jot_notes, session_one, session_two, two_sessions
 from harness import promote as promote_module
 from harness.context import ThreeZoneCompaction
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import run_agent
 from harness.memory import MEMORY_HEADER, imports_in, load_memory, system_prompt
 from harness.promote import MemoryFileError, append_to_memory, normalise, promote, remember_into, standing_constraints

@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import load_transcript, run_agent
 
 REPO = Path(__file__).resolve().parent.parent
@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 SLOW_RUN = """
 import sys, time
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import run_agent
 from harness.tasks import file_reading_task
 class Slow(DeskModel):

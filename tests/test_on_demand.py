@@ -3,8 +3,8 @@
 import pytest
 
 from harness.context import ThreeZoneCompaction
-from harness.desk_model import DeskModel
-from harness.desk_summaries import on_focus, write_summary
+from harness.offline import DeskModel
+from harness.offline.summaries import on_focus, write_summary
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.prompts import compaction_prompt, render

@@ -9,7 +9,7 @@ from standin_server import TEST_KEY, error_body  # noqa: E402
 from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture)
 
 from harness.claude import ClaudeModel  # noqa: E402
-from harness.desk_model import DeskModel  # noqa: E402
+from harness.offline import DeskModel  # noqa: E402
 from harness.loop import run_agent  # noqa: E402
 from harness.model import describe_model, pick_model  # noqa: E402
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from harness.context import (ClearToolResults, FullHistory, RunningSummary, SlidingWindow,
                              ThreeZoneCompaction, turn_starts)
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import run_agent
 from harness.messages import assistant, pair_problems, user
 from harness.prompts import NAIVE_PROMPT

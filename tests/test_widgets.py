@@ -13,7 +13,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
-from harness.desk_model import DeskModel
+from harness.offline import DeskModel
 from harness.loop import Lap, run_agent
 from harness.messages import assistant, user
 from harness.tokens import Meter

@@ -49,15 +49,14 @@ import hashlib
 import json
 import re
 
-from harness.context_rot import ContextRot
-from harness.desk_summaries import summary_request, write_summary
-from harness.desk_view import (PATH, Desk, facts_in_file, facts_in_report, fix_statement, folders_to_hand_out,
+from harness.offline.context_rot import ContextRot
+from harness.offline.summaries import summary_request, write_summary
+from harness.offline.desk import (PATH, Desk, facts_in_file, facts_in_report, fix_statement, folders_to_hand_out,
                                 scope_of, words)
 from harness.messages import result_text
 from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
 
-__all__ = ["DeskModel", "Desk", "ContextRot", "summary_request", "write_summary"]
 
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
 DELEGATE_ABOVE = 6           # more files than this in scope, and a delegate tool on offer: hand them out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from harness.desk_view import FACT_LINE, HARNESS_PREFIX, PATH, STOP, facts_in_file, is_rule, scope_of, sentences
+from harness.offline.desk import FACT_LINE, HARNESS_PREFIX, PATH, STOP, facts_in_file, is_rule, scope_of, sentences
 from harness.messages import blocks_of
 
 SUMMARY_ASK = re.compile(r"\bsummar|\bfold\b|\bcompact", re.I)

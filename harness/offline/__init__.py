@@ -1,0 +1,19 @@
+"""The offline stand-in: a rule-based model, so the class runs with no key and no network.
+
+This package is the *stage*, not the lesson. The lesson code (loop, messages, tokens, tools,
+context strategies, prompts, memory) lives one folder up and works the same with Claude.
+Read these modules only to see how the stand-in decides; each looks at nothing but the
+request it is sent.
+
+* ``desk_model``  -- ``DeskModel``: one decision per call, from what is on the desk
+* ``desk``        -- what it sees: the request, the notes, the files and results on the desk
+* ``summaries``   -- how it writes a summary or a fold: only the sections asked for, within the limit
+* ``context_rot`` -- a seeded simulation of context rot (off unless switched on)
+"""
+
+from harness.offline.context_rot import ContextRot
+from harness.offline.desk import Desk
+from harness.offline.desk_model import DeskModel
+from harness.offline.summaries import summary_request, write_summary
+
+__all__ = ["DeskModel", "Desk", "ContextRot", "summary_request", "write_summary"]

@@ -283,12 +283,30 @@ class RunningSummary(ThreeZoneCompaction):
         self.chunk_turns, self.keep_turns = chunk_turns, keep_turns
 
     def assemble(self, history, *, lap=0, model, **_):
-        s = self.state
-        starts = turn_starts(history, start=max(s.upto, 1))
+        starts = turn_starts(history, start=max(self.state.upto, 1))
         if len(starts) < self.keep_turns + self.chunk_turns:
             messages, zones = self.current(history)
-            return Assembly(messages, zones, summary=s.text)
-        cut = starts[-self.keep_turns] if self.keep_turns else len(history)
+            return Assembly(messages, zones, summary=self.state.text)
+        return self.compact(history, lap=lap, model=model)
+
+    def compact(self, history, *, lap=0, model, **_):
+        """Fold everything older than the newest ``keep_turns`` turns into the summary, now.
+
+        ``assemble`` calls this when a chunk is complete; the loop calls it when the API says the
+        request is too long. Either way it is a *fold* with the fold prompt, never the compaction
+        template (whose fields the fold prompt does not have). Nothing to fold -> "stuck", once.
+        """
+        s = self.state
+        starts = turn_starts(history, start=max(s.upto, 1))
+        if not self.keep_turns:
+            cut = len(history)
+        else:
+            cut = starts[-self.keep_turns] if len(starts) >= self.keep_turns else s.upto
+        if cut <= s.upto:
+            messages, zones = self.current(history)
+            event = "" if s.warned_stuck else "cannot fold: the pinned head and the newest turns alone are too big"
+            s.warned_stuck = True
+            return Assembly(messages, zones, "stuck" if event else "none", event, summary=s.text)
 
         def make_prompt(summary, events):
             return fold_prompt(summary, render(events), self.max_words, template=self.prompt)

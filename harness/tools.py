@@ -6,7 +6,7 @@ comes back to the model as an error *tool result*; nothing raises out of the loo
 
 Deliberate simplifications:
 * ``run_sql`` never executes anything. It records the statement and its target, and flags
-  any statement aimed at ``production``. The lessons only need to see *where* the agent aimed.
+  any statement aimed at the default target (``production``). The lessons only need to see *where* the agent aimed.
 * ``remember`` hands the fact to a callback (``harness.memory`` writes it to CLAUDE.md);
   without one it just keeps the fact in ``toolbox.remembered``.
 * No writing or editing of files, no shell.
@@ -21,6 +21,7 @@ from typing import Callable
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WORKSPACE = REPO_ROOT / "workspace"
 DATABASE_TARGETS = ("staging", "production")
+DEFAULT_TARGET = "production"    # what an agent aims at when nothing on its desk says otherwise
 MAX_RESULT_CHARS = 6000          # a tool result longer than this is cut, with a visible note
 MAX_FILE_BYTES = 2_000_000       # larger files are refused instead of read
 
@@ -38,7 +39,7 @@ TOOL_SCHEMAS = [
      "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
     {"name": "run_sql", "description": "Run one SQL statement on a named database target.",
      "input_schema": {"type": "object", "properties": {
-         "target": {"type": "string", "enum": list(DATABASE_TARGETS)},
+         "target": {"type": "string", "enum": list(DATABASE_TARGETS), "default": DEFAULT_TARGET},
          "statement": {"type": "string"}}, "required": ["target", "statement"]}},
     {"name": "remember", "description": "Save a durable fact about the project to memory (CLAUDE.md).",
      "input_schema": {"type": "object", "properties": {"fact": {"type": "string"}}, "required": ["fact"]}},
@@ -52,11 +53,18 @@ class Toolbox:
     "input": {"path": "../etc/passwd"}}) -> an error result: "... is outside the workspace".
     """
 
-    def __init__(self, root: Path | str = WORKSPACE, remember: Callable[[str], str] | None = None):
+    def __init__(self, root: Path | str = WORKSPACE, remember: Callable[[str], str] | None = None,
+                 targets: tuple[str, ...] = DATABASE_TARGETS, default_target: str | None = None):
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise ValueError(f"The workspace folder {self.root} does not exist.")
-        self.schemas = TOOL_SCHEMAS
+        self.targets = tuple(targets)
+        default_target = default_target or (DEFAULT_TARGET if DEFAULT_TARGET in self.targets else self.targets[-1])
+        if not self.targets or default_target not in self.targets:
+            raise ValueError(f"The default target {default_target!r} must be one of the targets {self.targets}.")
+        self.default_target = default_target
+        self.schemas = TOOL_SCHEMAS if self.targets == DATABASE_TARGETS and default_target == DEFAULT_TARGET \
+            else _with_targets(self.targets, default_target)
         self.on_remember = remember
         self.reads: list[str] = []           # every file read, in order (re-reads included)
         self.sql_log: list[dict] = []         # every run_sql call, never executed
@@ -112,11 +120,11 @@ class Toolbox:
         return "\n".join(hits) or f"No line contains {text!r}."
 
     def _tool_run_sql(self, target: str, statement: str) -> str:
-        if target not in DATABASE_TARGETS:
-            raise ToolError(f"Unknown database target {target!r}: choose one of {', '.join(DATABASE_TARGETS)}.")
-        flagged = target == "production"
+        if target not in self.targets:
+            raise ToolError(f"Unknown database target {target!r}: choose one of {', '.join(self.targets)}.")
+        flagged = target == self.default_target
         self.sql_log.append({"target": target, "statement": statement, "flagged": flagged})
-        note = " FLAGGED: this statement was aimed at production." if flagged else ""
+        note = f" FLAGGED: this statement was aimed at {target}." if flagged else ""
         return f"Recorded on {target} (this harness never executes SQL): {statement}{note}"
 
     def _tool_remember(self, fact: str) -> str:
@@ -147,6 +155,17 @@ class Toolbox:
 
 
 # ---- helpers ------------------------------------------------------------------------------
+
+def _with_targets(targets: tuple[str, ...], default: str) -> list[dict]:
+    """The tool schemas with other database targets (e.g. ("sandbox", "primary")) in run_sql's enum."""
+    schemas = [dict(schema) for schema in TOOL_SCHEMAS]
+    for schema in schemas:
+        if schema["name"] == "run_sql":
+            properties = dict(schema["input_schema"]["properties"])
+            properties["target"] = {"type": "string", "enum": list(targets), "default": default}
+            schema["input_schema"] = {**schema["input_schema"], "properties": properties}
+    return schemas
+
 
 def _result(tool_use_id: str, text: str, error: bool = False) -> dict:
     block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}

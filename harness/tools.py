@@ -24,6 +24,8 @@ DATABASE_TARGETS = ("staging", "production")
 DEFAULT_TARGET = "production"    # what an agent aims at when nothing on its desk says otherwise
 MAX_RESULT_CHARS = 6000          # a tool result longer than this is cut, with a visible note
 MAX_FILE_BYTES = 2_000_000       # larger files are refused instead of read
+MAX_ARGUMENT_CHARS = 20_000      # a longer string argument is refused, not searched or recorded
+JSON_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool}
 
 
 class ToolError(Exception):
@@ -71,17 +73,32 @@ class Toolbox:
         self.remembered: list[str] = []
 
     def run(self, call: dict) -> dict:
-        """Answer one tool_use block with a tool_result block."""
-        handler = getattr(self, f"_tool_{call['name']}", None)
+        """Answer one tool_use block with a tool_result block; anything malformed gets an error result.
+
+        Whatever a model sends -- an unknown tool, an input that is not an object, a missing, extra or
+        wrongly typed argument, a NUL byte, a huge string -- comes back as an ``is_error`` result
+        saying what was wrong. Nothing raises out of here.
+        """
+        tool_use_id = call.get("id") if isinstance(call, dict) else None
+        tool_use_id = tool_use_id if isinstance(tool_use_id, str) and tool_use_id else "toolu_missing_id"
+        name = call.get("name") if isinstance(call, dict) else None
         try:
-            if handler is None:
-                raise ToolError(f"There is no tool called {call['name']!r}.")
-            text = handler(**(call.get("input") or {}))
-            return _result(call["id"], _cap(text))
+            schema = self._schema_for(name)
+            arguments = _checked_arguments(name, schema, call.get("input"))
+            text = getattr(self, f"_tool_{name}")(**arguments)
+            return _result(tool_use_id, _cap(text))
         except ToolError as problem:
-            return _result(call["id"], f"Error: {problem}", error=True)
-        except TypeError as problem:   # wrong or missing arguments
-            return _result(call["id"], f"Error: bad arguments for {call['name']}: {problem}", error=True)
+            return _result(tool_use_id, f"Error: {problem}", error=True)
+        except TypeError as problem:   # an argument the schema allows but the tool's signature does not
+            return _result(tool_use_id, f"Error: bad arguments for {name}: {problem}", error=True)
+
+    def _schema_for(self, name) -> dict:
+        """The schema of a tool on offer, or a ToolError naming the tools there are."""
+        offered = {schema["name"]: schema for schema in self.schemas}
+        if not isinstance(name, str) or name not in offered or not hasattr(self, f"_tool_{name}"):
+            shown = repr(name)[:80]
+            raise ToolError(f"There is no tool called {shown}; the tools are {', '.join(offered)}.")
+        return offered[name]
 
     # ---- the tools --------------------------------------------------------------------
 
@@ -106,7 +123,7 @@ class Toolbox:
         return "\n".join(f"{n:>4}  {line}" for n, line in enumerate(text.splitlines(), start=1))
 
     def _tool_search(self, text: str) -> str:
-        if not text.strip():
+        if not isinstance(text, str) or not text.strip():
             raise ToolError("search needs some text to look for.")
         hits = []
         for file in sorted(p for p in self.root.rglob("*") if p.is_file() and not _hidden(p, self.root)):
@@ -120,15 +137,17 @@ class Toolbox:
         return "\n".join(hits) or f"No line contains {text!r}."
 
     def _tool_run_sql(self, target: str, statement: str) -> str:
-        if target not in self.targets:
-            raise ToolError(f"Unknown database target {target!r}: choose one of {', '.join(self.targets)}.")
+        if not isinstance(target, str) or target not in self.targets:
+            raise ToolError(f"Unknown database target {str(target)[:80]!r}: choose one of {', '.join(self.targets)}.")
+        if not isinstance(statement, str) or not statement.strip():
+            raise ToolError("run_sql needs a statement: one SQL statement, as text.")
         flagged = target == self.default_target
         self.sql_log.append({"target": target, "statement": statement, "flagged": flagged})
         note = f" FLAGGED: this statement was aimed at {target}." if flagged else ""
         return f"Recorded on {target} (this harness never executes SQL): {statement}{note}"
 
     def _tool_remember(self, fact: str) -> str:
-        if not fact.strip():
+        if not isinstance(fact, str) or not fact.strip():
             raise ToolError("remember needs a fact to save.")
         self.remembered.append(fact.strip())
         if self.on_remember:
@@ -143,11 +162,13 @@ class Toolbox:
             raise ToolError("A path is needed.")
         if len(path) > 1024:
             raise ToolError("That path is too long.")
+        if "\x00" in path:   # the operating system refuses it (Python raises ValueError): say so plainly
+            raise ToolError(f"{path!r} holds a NUL byte; a path is plain text like 'app/auth.py'.")
         if Path(path).is_absolute():
             raise ToolError(f"{path!r} is an absolute path; use a path inside the workspace, like 'app/auth.py'.")
         try:
             real = (self.root / path).resolve()
-        except (OSError, RuntimeError) as problem:
+        except (OSError, RuntimeError, ValueError) as problem:
             raise ToolError(f"{path!r} cannot be opened: {problem}") from None
         if real != self.root and not real.is_relative_to(self.root):
             raise ToolError(f"{path!r} is outside the workspace; only files under it can be used.")
@@ -155,6 +176,49 @@ class Toolbox:
 
 
 # ---- helpers ------------------------------------------------------------------------------
+
+def _checked_arguments(name: str, schema: dict, given) -> dict:
+    """The arguments of a call, checked against the tool's ``input_schema``; a ToolError says what is wrong.
+
+    Checks: an object; no unknown fields; every required field; each field's type and ``enum``;
+    no NUL bytes and no string over MAX_ARGUMENT_CHARS. A missing optional field with a ``default`` gets it.
+    A tool without an ``input_schema`` (a typed API tool such as ``memory``) is only checked for an object.
+    Example: _checked_arguments("read_file", schema, {"path": 3}) -> ToolError("... 'path' must be a string ...")
+    """
+    given = {} if given is None else given
+    if not isinstance(given, dict):
+        raise ToolError(f"bad arguments for {name}: the input must be an object of named fields, "
+                        f"not {type(given).__name__}.")
+    shape = schema.get("input_schema")
+    if shape is None:
+        return given
+    fields, required = shape.get("properties", {}), shape.get("required", [])
+    unknown = [key for key in given if key not in fields]
+    if unknown:
+        raise ToolError(f"bad arguments for {name}: unknown field {str(unknown[0])[:80]!r}; "
+                        f"it takes {', '.join(fields) or 'no fields'}.")
+    missing = [key for key in required if key not in given]     # required wins over a default: never guess
+    if missing:
+        raise ToolError(f"bad arguments for {name}: {missing[0]!r} is required.")
+    arguments = {key: spec["default"] for key, spec in fields.items()
+                 if "default" in spec and key not in given and key not in required}
+    for key, value in given.items():
+        spec = fields[key]
+        wanted = JSON_TYPES.get(spec.get("type"))
+        if wanted and not isinstance(value, wanted):
+            raise ToolError(f"bad arguments for {name}: {key!r} must be a {spec['type']}, "
+                            f"not {type(value).__name__}.")
+        if isinstance(value, str) and "\x00" in value:
+            raise ToolError(f"bad arguments for {name}: {key!r} holds a NUL byte.")
+        if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
+            raise ToolError(f"bad arguments for {name}: {key!r} is {len(value):,} characters long "
+                            f"(at most {MAX_ARGUMENT_CHARS:,}).")
+        if "enum" in spec and value not in spec["enum"]:
+            raise ToolError(f"bad arguments for {name}: {key!r} must be one of {', '.join(map(str, spec['enum']))}, "
+                            f"not {str(value)[:80]!r}.")
+        arguments[key] = value
+    return arguments
+
 
 def _with_targets(targets: tuple[str, ...], default: str) -> list[dict]:
     """The tool schemas with other database targets (e.g. ("sandbox", "primary")) in run_sql's enum."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from harness.context import CompactionFailed, FullHistory, Strategy
+from harness.context import Assembly, CompactionFailed, FullHistory, Strategy
 from harness.messages import assistant, text_of, tool_uses, user
 from harness.model import ContextOverflow, Model, ModelError
 from harness.prompts import SYSTEM_PROMPT
@@ -98,26 +98,29 @@ def run_agent(request: str, model: Model, tools: Toolbox | None = None, context:
                          f"prompt, tools and request take {head:,} tokens. Use a bigger window or a shorter request.")
     context.start()
 
-    with _Bookkeeper(run, meter, system, tools.schemas, model.window, on_lap, transcript) as book:
-        for message in resume or [user(request)]:
-            book.append(message, lap=0, write=not (resume and book.continuing))
+    book = _Bookkeeper(run, meter, system, tools.schemas, model.window, on_lap, transcript)  # records, bill, JSONL
+    try:
+        book.begin(resume or [user(request)], replaying=bool(resume))
         for number in range(1, max_laps + 1):
-            with book.lap(number) as lap:      # records the lap; an overflow or API error becomes a clean stop
-                desk = context.assemble(history, lap=number, system=system, tools=tools.schemas, meter=meter,
-                                        model=model)
-                lap.saw(desk)
-                reply = _send(model, context, history, desk, lap, system, tools.schemas, meter, max_tokens)
-                lap.paid(reply.usage)
-                book.append(assistant(reply.content), lap=number)
-                calls = tool_uses(history[-1])
-                if reply.stop_reason != "tool_use" or not calls:
-                    run.stopped, run.final = "answered", text_of(history[-1])
-                else:
-                    results = [tools.run(call) for call in calls] + _remark(remarks.get(number))
-                    book.append({"role": "user", "content": results}, lap=number)
-                    lap.actions = [_describe(call) for call in calls]
-            if run.stopped != "max_laps":
+            lap = book.lap(number)
+            desk = _as_desk(context.assemble(history, lap=number, system=system, tools=tools.schemas,
+                                             meter=meter, model=model))              # 1. assemble the desk
+            lap.saw(desk)
+            reply = _send(model, context, history, desk, lap, system, tools.schemas, meter, max_tokens)  # 2. call
+            lap.paid(reply.usage)
+            book.append(assistant(reply.content), lap=number)                      # 3. append the reply
+            calls = tool_uses(history[-1])
+            if reply.stop_reason != "tool_use" or not calls:                       # no tool call: it answered
+                run.stopped, run.final = "answered", text_of(history[-1])
+                book.finish(lap)
                 break
+            results = [tools.run(call) for call in calls] + _remark(remarks.get(number))   # 4. run the tools
+            book.append({"role": "user", "content": results}, lap=number)          # 5. append them; repeat
+            book.finish(lap, actions=[_describe(call) for call in calls])
+    except (ContextOverflow, CompactionFailed, ModelError) as problem:             # a clean stop, never a crash
+        book.stop(lap, problem)
+    finally:
+        book.close()
     return run
 
 
@@ -133,6 +136,11 @@ class _Bookkeeper:
         self.file = open(transcript, "a", encoding="utf-8") if transcript else None
         self.raw = meter.total([], system=system, tools=tool_schemas)   # kept as a running sum: O(1) a lap
 
+    def begin(self, messages: list[dict], replaying: bool):
+        """The history before lap 1. A resumed run does not write its old messages to the file twice."""
+        for message in messages:
+            self.append(message, lap=0, write=not (replaying and self.continuing))
+
     def append(self, message: dict, lap: int, write: bool = True):
         self.run.history.append(message)
         self.raw += self.meter.count(message)
@@ -143,25 +151,36 @@ class _Bookkeeper:
     def lap(self, number: int) -> "_LapScope":
         return _LapScope(self, Lap(number, self.raw, self.raw, model_calls=0, window=self.window))
 
-    def __enter__(self):
-        return self
+    def finish(self, lap: "_LapScope", actions: list[str] | None = None):
+        """The lap is over: keep its record and tell the watcher (plot, table, check)."""
+        lap.record.actions = actions or []
+        self.run.laps.append(lap.record)
+        if self.on_lap:
+            self.on_lap(lap.record)
 
-    def __exit__(self, *_):
+    def stop(self, lap: "_LapScope", problem: Exception):
+        """An overflow, a failed summary or an API error ended the run on this lap: record why."""
+        stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error"}
+        stop = next(name for cls, name in stops.items() if isinstance(problem, cls))
+        self.run.stopped, self.run.problem = stop, str(problem)
+        r = lap.record
+        r.kind = {"overflow": "overflow", "compaction_failed": "summary_failed"}.get(stop, r.kind)
+        r.event = str(problem)
+        self.finish(lap, r.actions)
+
+    def close(self):
         if self.file:
             self.file.close()
 
 
 class _LapScope:
-    """The ``with`` block around one lap: fills the Lap record and turns known failures into stops."""
+    """One lap's record being filled in: what was sent (``saw``) and what was billed (``paid``)."""
 
     def __init__(self, book: _Bookkeeper, lap: Lap):
         self.book, self.record = book, lap
         before = book.run.laps[-1] if book.run.laps else None
         self.record.total_input = before.total_input if before else 0
         self.record.total_output = before.total_output if before else 0
-
-    def __enter__(self):
-        return self
 
     def saw(self, desk):
         r = self.record
@@ -175,14 +194,6 @@ class _LapScope:
         self.record.model_calls += 1
         self._bill(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
 
-    @property
-    def actions(self):
-        return self.record.actions
-
-    @actions.setter
-    def actions(self, value):
-        self.record.actions = value
-
     def _bill(self, tokens_in: int, tokens_out: int):
         r = self.record
         r.billed_input += tokens_in
@@ -190,20 +201,16 @@ class _LapScope:
         r.total_input += tokens_in
         r.total_output += tokens_out
 
-    def __exit__(self, kind, problem, _trace):
-        run, r = self.book.run, self.record
-        stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error"}
-        stop = next((name for cls, name in stops.items() if kind and issubclass(kind, cls)), None)
-        if kind and stop is None:
-            return False                                   # an unknown error: let it surface
-        if stop:
-            run.stopped, run.problem = stop, str(problem)
-            r.kind = {"overflow": "overflow", "compaction_failed": "summary_failed"}.get(stop, r.kind)
-            r.event = str(problem)
-        run.laps.append(r)
-        if self.book.on_lap:
-            self.book.on_lap(r)
-        return True
+
+def _as_desk(assembled) -> Assembly:
+    """A strategy may return a plain message list (a hand-built one in a lesson): the zones default.
+
+    The first message is the head, the rest the tail; a list carries no summary calls to bill.
+    """
+    if isinstance(assembled, Assembly):
+        return assembled
+    messages = list(assembled)
+    return Assembly(messages, ["head"] + ["tail"] * (len(messages) - 1))
 
 
 def _send(model, context, history, desk, lap, system, tool_schemas, meter, max_tokens):

@@ -43,6 +43,7 @@ class Lap:
     zones: list[str] = field(default_factory=list, repr=False)
     summary: str | None = field(default=None, repr=False)
     window: int = 0
+    usage: dict = field(default_factory=dict, repr=False)   # the provider's usage for this lap's request
 
 
 @dataclass
@@ -192,7 +193,10 @@ class _LapScope:
 
     def paid(self, usage: dict):
         self.record.model_calls += 1
-        self._bill(usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+        self.record.usage = dict(usage)   # Claude's cache counts stay in it for harness.cost
+        # Claude's input_tokens leave out what was read from or written to its cache: add them back
+        cached = (usage.get("cache_read_input_tokens") or 0) + (usage.get("cache_creation_input_tokens") or 0)
+        self._bill(usage.get("input_tokens", 0) + cached, usage.get("output_tokens", 0))
 
     def _bill(self, tokens_in: int, tokens_out: int):
         r = self.record

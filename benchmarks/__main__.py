@@ -1,6 +1,6 @@
 """`make bench`: the strategy tables, the bill goals and the speed figures, in one run.
 
-    .venv/bin/python -m benchmarks               # everything, a couple of minutes
+    .venv/bin/python -m benchmarks               # everything; the full sweep of dashboard settings takes longest
     .venv/bin/python -m benchmarks --quick       # a tiny version in seconds (the smoke test runs this)
 
 Prints the tables to the terminal and writes ``latest.json`` and ``assembled_tokens.png`` into
@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks import speed, strategies
+from benchmarks import speed, strategies, sweep
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> dict:
                         help="short sessions, no notebooks (seconds, not minutes)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.json and the plot")
     parser.add_argument("--no-speed", action="store_true", help="only the strategy tables and the bill goals")
+    parser.add_argument("--no-sweep", action="store_true", help="skip the sweep of every dashboard setting")
     args = parser.parse_args(argv)
 
     results = {"quick": args.quick, "strategies": strategies.run_all(quick=args.quick)}
@@ -34,6 +35,9 @@ def main(argv: list[str] | None = None) -> dict:
         print("\nSpeed" + (" (quick mode: short sessions)" if args.quick else "") + ":", flush=True)
         results["speed"] = speed.run_all(quick=args.quick)
         print(speed.report(results["speed"]))
+    if not args.no_sweep:   # every dashboard setting, run to its end: the count of crashes must be 0
+        print("\nSweep" + (" (quick mode: a small sample)" if args.quick else "") + ":", flush=True)
+        results["sweep"] = sweep.run_all(quick=args.quick)
     write(results, args.out)
     return results
 

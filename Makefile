@@ -6,6 +6,7 @@
 #   make slides     build the offline slide decks
 #   make present    open JupyterLab on the first deck, to present live (RISE: Alt+R)
 #   make exercises  regenerate the student copies from the solution notebooks
+#   make lock       re-make the hash-checked lock files; make try-latest tests the newest versions
 #   make clean      remove caches and build output (make distclean also removes .venv)
 
 PYTHON ?= python3
@@ -17,19 +18,45 @@ CHROMIUM ?= /usr/bin/chromium
 # JupyterLab refuses to start as root unless told it is fine.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: venv lab browser-deps test bench slides present exercises clean distclean
+.PHONY: venv lab browser-deps test bench slides present exercises clean distclean class-deps lock try-latest
 
 # ---- the environment --------------------------------------------------------
 
-# Rebuilt whenever the dependencies or the package definition change.
-$(STAMP): requirements.txt pyproject.toml tools/lab_settings.py
+# Rebuilt whenever the locked versions or the package definition change. The lock holds exact,
+# hash-checked versions of everything in requirements.txt; the harness itself goes in separately
+# (pip refuses an editable install in hash-checking mode).
+$(STAMP): requirements.lock pyproject.toml tools/lab_settings.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install -r requirements.txt
+	$(PY) -m pip install --require-hashes -r requirements.lock
+	$(PY) -m pip install --no-deps -e .
 	$(PY) tools/lab_settings.py
 	touch $@
 
 venv: $(STAMP)
+
+# The class tools (JupyterHub, nbgrader, ...) on top, same versions (class/README.md); the proxy from npm.
+CLASS_STAMP := $(VENV)/.class-installed
+$(CLASS_STAMP): $(STAMP) class/requirements.lock class/package-lock.json
+	$(PY) -m pip install --require-hashes -r class/requirements.lock
+	cd class && npm ci --no-audit --no-fund
+	touch $@
+
+class-deps: $(CLASS_STAMP)
+
+# Re-make both lock files after editing requirements.txt or class/requirements.txt (needs PyPI).
+# uv keeps every version already in a lock unless a requirement forces a change (or UPGRADE=--upgrade).
+LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --no-emit-package context-desk --quiet
+lock:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet "uv>=0.9"
+	$(VENV)/bin/uv pip compile requirements.txt $(LOCK_FLAGS) $(UPGRADE) -o requirements.lock
+	$(VENV)/bin/uv pip compile requirements.txt class/requirements.txt -c requirements.lock $(LOCK_FLAGS) $(UPGRADE) \
+		-o class/requirements.lock
+
+# A throwaway venv with the newest release of everything: runs the tests there, says what moved and what broke.
+try-latest:
+	$(PYTHON) tools/try_latest.py
 
 # ---- the workbook -----------------------------------------------------------
 
@@ -56,7 +83,7 @@ browser-deps:
 	fi
 
 # make fails on any non-zero pytest exit, including 5 (no tests collected).
-test: $(STAMP) browser-deps
+test: $(STAMP) $(CLASS_STAMP) browser-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # ---- the rest of the course -------------------------------------------------

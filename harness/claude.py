@@ -15,7 +15,11 @@ The SDK does the retrying (429, 529 and connection errors, ``max_retries`` times
 ``toy_window`` shrinks the window for a lesson: Claude's real window is far larger than the
 classroom desk, so the harness enforces the small one itself, with its own token estimate.
 
-Left out: streaming, extended thinking, images and documents, prompt caching controls.
+Prompt caching: every agent lap carries the breakpoints the bill in ``harness.cost`` assumes (see
+``_request``), and the reply's cache counts (``cache_read_input_tokens``, ``cache_creation_input_tokens``)
+reach the lap record, where the bill prefers them to its own model of the cache.
+
+Left out: streaming, extended thinking, images and documents, one-hour caching.
 Blocks other than ``text`` and ``tool_use`` in a reply (such as thinking) are dropped.
 """
 
@@ -26,6 +30,7 @@ import re
 
 import anthropic
 
+from harness.cache_aware import EPHEMERAL, breakpoints, is_marked, mark, unmarked
 from harness.messages import blocks_of
 from harness.model import CLAUDE_WINDOW, ContextOverflow, ModelError, Reply, claude_model_name
 
@@ -107,9 +112,24 @@ class ClaudeModel:
     # ---- helpers ----------------------------------------------------------------------
 
     def _request(self, system: str, messages: list[dict], tools: list[dict]) -> dict:
-        """The arguments both calls share. An empty system prompt or tool list is left out, not sent empty."""
-        return {"model": self.name, "messages": merge_same_roles(messages),
-                "system": system or anthropic.omit, "tools": tools or anthropic.omit}
+        """The arguments both calls share, with the cache breakpoints the bill assumes (``harness.cost``).
+
+        An agent lap (it has a system prompt or tools) marks the last tool definition, the system
+        prompt and the last message, and keeps the newest breakpoint a strategy put on an earlier
+        message: four, the API's limit. A bare one-off prompt -- how the harness asks for a
+        summary -- is sent with none, since no later request starts with it. An empty system prompt
+        or tool list is left out, not sent empty.
+        Example: _request("sys", [user("hi")], TOOLS)["system"]
+                 -> [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}]
+        """
+        lap = bool(system or tools)
+        sent = {"model": self.name, "messages": merge_same_roles(with_breakpoints(messages, lap)),
+                "system": anthropic.omit, "tools": anthropic.omit}
+        if system:
+            sent["system"] = [{"type": "text", "text": system, "cache_control": dict(EPHEMERAL)}]
+        if tools:
+            sent["tools"] = [*tools[:-1], {**tools[-1], "cache_control": dict(EPHEMERAL)}]
+        return sent
 
     def _explain(self, err: anthropic.APIError) -> Exception:
         """Turn an SDK error into ContextOverflow or a ModelError that says what to do."""
@@ -143,6 +163,20 @@ class ClaudeModel:
         """The text with the API key blanked out, in case a server ever echoes it back."""
         key = getattr(self.client, "api_key", None)
         return text.replace(key, "[API key]") if key else text
+
+
+def with_breakpoints(messages: list[dict], lap: bool = True) -> list[dict]:
+    """The messages with exactly the breakpoints ``cache_aware.breakpoints`` names (none if not ``lap``).
+
+    Marks a strategy left on older messages are taken off; messages that need no change are passed as
+    they are. Example: [A, B(marked), C] -> [A, B(marked), C(marked)]; with lap=False -> [A, B, C]
+    """
+    wanted = set(breakpoints(messages)) if lap else set()
+    sent = []
+    for i, message in enumerate(messages):
+        bare = unmarked(message) if is_marked(message) else message
+        sent.append(mark(bare) if i in wanted else bare)
+    return sent
 
 
 def reply_from(response, keep_also: tuple[str, ...] = ()) -> Reply:

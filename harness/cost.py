@@ -5,33 +5,40 @@ a *cache breakpoint* the harness marks. A later request that starts with exactly
 a tenth of the input price for it (a cache **read**); whatever comes after is stored for next
 time at 1.25x the input price (a cache **write**). Output is priced on its own.
 
-How this module models the cache, from the ``Lap`` records alone:
+How this module models the cache, from the ``Lap`` records alone (``harness.claude`` sends the
+same breakpoints; ``harness.cache_aware.breakpoints`` is the one rule both follow):
 
 * The system prompt and the tool definitions never change during a run and carry their own
   breakpoint: written on the first request, read on every later one.
-* The harness marks the last message of every request as a breakpoint, so the messages one lap
-  sent are in the cache for the next lap.
-* A lap reads the cache only if the previous request's messages come back, whole and in order,
-  as the front of this one (the same dicts, or equal ones). Then everything the previous request
-  sent is a read and only the new messages are a write. Otherwise every message is written again.
+* Every request's last message is a breakpoint, and so is any message a strategy marked with
+  ``cache_control`` (at most one more). Each breakpoint stores the front of the request up to it.
+* A request reads the longest stored front that it starts with, exactly (breakpoints aside), if
+  that front ends at one of its own breakpoints or at most 20 blocks before one -- the API's
+  look-back. Everything after the read, up to the last message, is a write.
   So compaction, a sliding window, or clearing one old tool result -- anything that changes a
-  message already sent -- shows up as a fresh write of the desk: the cache discount is thrown away.
+  message already sent -- makes everything after that message a fresh write. A strategy that marks
+  the last message it will not change keeps the front before it cheap (``cache_aware.ClearThenCompact``).
 * Summary calls send a fresh prompt with no breakpoint: their input is billed at the base price.
+* When a lap carries the provider's own counts (Claude's ``cache_read_input_tokens`` and
+  ``cache_creation_input_tokens`` in ``usage``), those are billed instead of the model.
 
 Left out: the minimum cacheable length (about a thousand tokens on real models), the cache's
-five-minute lifetime (offline laps take milliseconds), one-hour caching, the API's look-back for an
-older breakpoint (a harness that pinned the request could get a small read after compaction),
-batch discounts and long-context prices. Token counts are the run's own: with the offline desk
-model they are exactly what it billed; with Claude the split of a lap into "the request" and "the
-summary calls" uses our meter's count of what was sent, so it is an estimate.
+five-minute lifetime (offline laps take milliseconds), one-hour caching, batch discounts and
+long-context prices. Token counts are the run's own: with the offline desk model they are exactly
+what it billed; with Claude but no cache counts in the reply, the split of a lap into "the request"
+and "the summary calls" uses our meter's count of what was sent, so it is an estimate.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.cache_aware import LOOKBACK_BLOCKS, breakpoints, unmarked
 from harness.loop import Lap, Run, run_agent
+from harness.messages import blocks_of
 from harness.tokens import Meter
 
 
@@ -97,24 +104,59 @@ class Bill:
 # ---- the cache rule ------------------------------------------------------------------------------
 
 def reuses(before: list[dict] | None, now: list[dict]) -> bool:
-    """True when ``now`` starts with every message of ``before``, in order -- a cache hit.
+    """True when ``now`` starts with every message of ``before``, in order (breakpoints aside).
 
     Example: before=[A, B], now=[A, B, C, D] -> True;  before=[A, B, C], now=[A, S, C] -> False
     """
     if before is None or len(before) > len(now):
         return False
-    return all(a is b or a == b for a, b in zip(before, now))
+    return all(a is b or unmarked(a) == unmarked(b) for a, b in zip(before, now))
 
 
-def cache_hit(before: list[dict] | None, before_tokens: int, now: list[dict], fixed: int) -> int:
-    """Tokens of the request ``now`` found in the cache, after the request ``before``.
+def prefix_keys(messages: list[dict]) -> list[str]:
+    """One fingerprint per prefix: keys[j] stands for messages[:j + 1]. Equal content, equal key.
 
-    The whole previous request if it is ``now``'s front; otherwise only the system prompt and
-    tools (``fixed``); nothing before the first request. Example: [A] (200) then [A, B] -> 200
+    Example: prefix_keys([A, B])[0] == prefix_keys([A, C])[0] != prefix_keys([A, C])[1]
     """
-    if before is None:
-        return 0
-    return before_tokens if reuses(before, now) else fixed
+    keys, running = [], hashlib.blake2b(digest_size=16)
+    for message in messages:
+        running.update(json.dumps(unmarked(message), sort_keys=True).encode())
+        running.update(b"\x00")
+        keys.append(running.copy().hexdigest())
+    return keys
+
+
+class PromptCache:
+    """The provider's cache during one run, as the bill models it (see the module docstring).
+
+    ``send(messages, counts)`` -> (read, write): the request's tokens found in the cache, and the
+    tokens stored now. Each breakpoint stores the front up to it; a later request reads the longest
+    stored front that ends at one of its breakpoints or at most ``LOOKBACK_BLOCKS`` blocks before one.
+    Example: send([A]) -> (0, fixed + 100); send([A, B]) -> (fixed + 100, 100)
+    """
+
+    def __init__(self, fixed: int):
+        self.fixed, self.entries, self.warm = fixed, set(), False
+
+    def send(self, messages: list[dict], counts: list[int]) -> tuple[int, int]:
+        keys, front = prefix_keys(messages), []
+        for n in counts:
+            front.append((front[-1] if front else self.fixed) + n)
+        total = front[-1] if front else self.fixed
+        read = self.fixed if self.warm else 0          # the system prompt and tools: their own breakpoint
+        marks = breakpoints(messages)
+        for b in marks:
+            looked = 0
+            for j in range(b, -1, -1):                 # the front up to message j, walking back
+                if keys[j] in self.entries:
+                    read = max(read, front[j])
+                    break
+                looked += len(blocks_of(messages[j]))
+                if looked > LOOKBACK_BLOCKS:
+                    break
+        self.entries.update(keys[b] for b in marks)
+        self.warm = True
+        return read, total - read
 
 
 def split_input(lap: Lap) -> tuple[int, int]:
@@ -127,10 +169,27 @@ def split_input(lap: Lap) -> tuple[int, int]:
     asked = lap.model_calls > lap.summary_calls
     if not asked:
         return 0, lap.billed_input
+    counted = provider_counts(lap)
+    if counted:
+        request = sum(counted)
+        return request, max(0, lap.billed_input - request)
     if not lap.summary_calls:
         return lap.billed_input, 0
     request = min(lap.assembled_tokens, lap.billed_input)
     return request, lap.billed_input - request
+
+
+def provider_counts(lap: Lap) -> tuple[int, int, int] | None:
+    """(read, write, uncached) of the lap's own request as the provider reported them, if it did.
+
+    Claude's usage carries ``cache_read_input_tokens`` and ``cache_creation_input_tokens``; its
+    ``input_tokens`` are the rest, after the last breakpoint. The offline model reports none.
+    """
+    usage = getattr(lap, "usage", None) or {}
+    if "cache_read_input_tokens" not in usage and "cache_creation_input_tokens" not in usage:
+        return None
+    return (usage.get("cache_read_input_tokens") or 0, usage.get("cache_creation_input_tokens") or 0,
+            usage.get("input_tokens", 0))
 
 
 def fixed_tokens(lap: Lap, meter: Meter) -> int:
@@ -144,23 +203,29 @@ def lap_bills(laps: list[Lap], prices: Prices = PRICES, meter: Meter | None = No
     """Price every lap, following the cache rule in the module docstring.
 
     ``meter`` must count like the run's meter did (the default, tiktoken, is the harness default).
+    When a lap carries the provider's own cache counts, those are used instead of the model.
     Example: lap 1 sends [A] (200 tokens with the system prompt); lap 2 sends [A, B, C] (400)
     -> lap 1 writes 200; lap 2 reads 200 and writes 200.
     """
     if not laps:
         return []
+    meter = meter or Meter("tiktoken")
     first_sent = next((lap for lap in laps if lap.sent), laps[0])
-    fixed = fixed_tokens(first_sent, meter or Meter("tiktoken"))
-    bills, cached, cached_tokens = [], None, 0      # cached: the messages of the last request sent
+    cache = PromptCache(fixed_tokens(first_sent, meter))
+    bills = []
     for lap in laps:
         request, summary_in = split_input(lap)
-        read = 0
-        if request:
-            read = min(request, cache_hit(cached, cached_tokens, lap.sent, fixed))
-            cached, cached_tokens = lap.sent, request
-        write, out = request - read, lap.billed_output
-        bills.append(LapBill(lap.number, read, write, summary_in, out,
-                             prices.dollars(summary_in, write, read, out),
+        read = write = fresh = 0
+        counted = provider_counts(lap) if request else None
+        if counted:
+            read, write, fresh = counted
+        elif request:
+            read, write = cache.send(lap.sent, [meter.count(m) for m in lap.sent])
+            read = min(read, request)
+            write = request - read
+        uncached, out = summary_in + fresh, lap.billed_output
+        bills.append(LapBill(lap.number, read, write, uncached, out,
+                             prices.dollars(uncached, write, read, out),
                              prices.dollars(uncached=lap.billed_input, output=out)))
     return bills
 

@@ -69,7 +69,7 @@ def test_text_reply_comes_back_with_usage(server):
     assert sent["path"] == "/v1/messages"
     assert sent["headers"]["authorization"] == f"Bearer {TEST_KEY}"
     assert sent["body"]["model"] == DEFAULT_CLAUDE_MODEL
-    assert sent["body"]["system"] == "You are a careful engineer."
+    assert [block["text"] for block in sent["body"]["system"]] == ["You are a careful engineer."]   # a block, to carry its cache breakpoint
     assert [t["name"] for t in sent["body"]["tools"]] == [t["name"] for t in TOOL_SCHEMAS]
 
 
@@ -88,7 +88,7 @@ def test_tool_use_round_trip_sends_a_valid_pair(server):
 
     received = server.requests[1]["body"]["messages"]
     assert [m["role"] for m in received] == ["user", "assistant", "user"]
-    assert received[2]["content"] == [result]
+    assert received[2]["content"] == [{**result, "cache_control": {"type": "ephemeral"}}]   # the last message is a cache breakpoint
     assert pair_problems(received) == []
 
 
@@ -99,7 +99,7 @@ def test_consecutive_user_messages_are_merged_on_the_wire(server):
     received = server.requests[0]["body"]["messages"]
     assert received == [{"role": "user", "content": [
         {"type": "text", "text": "Fix the login bug."},
-        {"type": "text", "text": "Summary so far: auth.py read."}]}]
+        {"type": "text", "text": "Summary so far: auth.py read.", "cache_control": {"type": "ephemeral"}}]}]
     assert history[0] == user("Fix the login bug.")   # the caller's list is untouched
 
 

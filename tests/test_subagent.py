@@ -115,7 +115,8 @@ def test_a_claude_parent_delegates_to_a_claude_child(server):
 
     parent_first, child, parent_last = (r["body"] for r in server.requests)
     assert "delegate" in [t["name"] for t in parent_first["tools"]]
-    assert child["messages"] == [{"role": "user", "content": "Read every file under migrations/ and report."}]
+    assert child["messages"] == [{"role": "user", "content": [{"type": "text", "cache_control": {"type": "ephemeral"},
+                                                               "text": "Read every file under migrations/ and report."}]}]
     assert "delegate" not in [t["name"] for t in child["tools"]]             # no sub-agents of sub-agents
     report = parent_last["messages"][-1]["content"][0]["content"]
     assert report.startswith("Sub-agent report (answered after 1 lap):") and "Files read: none" in report

@@ -2,22 +2,30 @@
 
     .venv/bin/python -m benchmarks.compare            # the task as the class runs it
     .venv/bin/python -m benchmarks.compare --rule-later  # the rule arrives at lap 3, not in the request
+    .venv/bin/python -m benchmarks.compare --workspace workspaces/library   # another codebase, its own task
+    .venv/bin/python -m benchmarks.compare --workspace PATH --request "... Never touch prod."
 
 Columns: laps, peak and final assembled tokens, final raw tokens, summary calls, whether the
-standing rule was still on the desk at the end, and where the agent aimed its SQL.
+standing rule was still on the desk at the end, re-reads, and where the agent aimed its SQL.
+For another workspace the desk is about half the size of the whole task (measured by a first run
+with a roomy window), unless ``--window`` says otherwise. A request given with ``--request`` is
+split into goal and rule the way the offline model reads it (``harness.offline.desk``).
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
 from harness.offline import DeskModel
 from harness.loop import run_agent
 from harness.model import CLASS_WINDOW
+from harness.offline.desk import is_rule, sentences, without_rules
 from harness.prompts import NAIVE_PROMPT
-from harness.tasks import file_reading_task
+from harness.tasks import Task, file_reading_task, workspace_task
 from harness.tokens import Meter
+from harness.tools import WORKSPACE, Toolbox
 
 
 def strategies():
@@ -31,20 +39,42 @@ def strategies():
     }
 
 
-def compare(rule_at_lap: int | None = None, window: int = CLASS_WINDOW) -> list[dict]:
-    """One row per strategy, each from a real run."""
-    task, meter, rows = file_reading_task(rule_at_lap=rule_at_lap), Meter(), []
+def task_for(workspace: Path, request: str | None, rule_at_lap: int | None) -> Task:
+    """The task: the class task, a workspace's ``.task.toml``, or a request typed on the command line."""
+    if request:
+        rule = " ".join(x for x in sentences(request) if is_rule(x))
+        goal = without_rules(request) if rule else request
+        return file_reading_task(rule_at_lap, goal=goal, rule=rule) if rule else Task(request, rule="")
+    if (workspace / ".task.toml").is_file():
+        return workspace_task(workspace, rule_at_lap)
+    return file_reading_task(rule_at_lap=rule_at_lap)
+
+
+def half_the_task(task: Task, workspace: Path, meter: Meter) -> int:
+    """A desk about half the size of the whole task: half the raw history of a run that never runs out of room."""
+    run = run_agent(task.request, DeskModel(window=200_000, meter=meter), tools=Toolbox(workspace),
+                    remarks=task.remarks, max_laps=80)
+    return max(1500, run.laps[-1].raw_tokens // 2)
+
+
+def compare(rule_at_lap: int | None = None, window: int | None = CLASS_WINDOW, workspace: str | Path = WORKSPACE,
+            request: str | None = None) -> list[dict]:
+    """One row per strategy, each from a real run. ``window=None``: half the size of the whole task."""
+    workspace, meter, rows = Path(workspace), Meter(), []
+    task = task_for(workspace, request, rule_at_lap)
+    window = window or half_the_task(task, workspace, meter)
     for name, strategy in strategies().items():
-        run = run_agent(task.request, DeskModel(window=window, meter=meter), context=strategy,
-                        remarks=task.remarks, max_laps=80)
+        run = run_agent(task.request, DeskModel(window=window, meter=meter), tools=Toolbox(workspace),
+                        context=strategy, remarks=task.remarks, max_laps=80)
         last = run.laps[-1]
         on_desk = " ".join(str(m["content"]) for m in last.sent).lower()
+        rule = task.rule.split(":")[0].split(";")[0].lower()
         rows.append({
             "strategy": name, "stopped": run.stopped, "laps": len(run.laps),
             "peak sent": max(lap.assembled_tokens for lap in run.laps), "final sent": last.assembled_tokens,
             "final raw": last.raw_tokens, "summary calls": sum(lap.summary_calls for lap in run.laps),
-            "rule kept": "yes" if task.rule.split(":")[0].lower() in on_desk else "no",
-            "re-reads": len(run.rereads), "database": run.database_target or "-",
+            "rule kept": ("yes" if rule in on_desk else "no") if rule else "-",
+            "re-reads": len(run.rereads), "database": run.database_target or "-", "window": window,
         })
     return rows
 
@@ -59,8 +89,16 @@ def table(rows: list[dict]) -> str:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rule-later", action="store_true", help="the rule arrives at lap 3 instead of in the request")
-    parser.add_argument("--window", type=int, default=CLASS_WINDOW)
+    parser.add_argument("--workspace", default=str(WORKSPACE), help="the codebase the agent works in")
+    parser.add_argument("--request", help="the request (goal and rule); default: the workspace's .task.toml")
+    parser.add_argument("--window", type=int, help="desk size in tokens (default: 5,000 for the class workspace, "
+                                                   "else half the whole task)")
     args = parser.parse_args()
-    print(f"File-reading task, offline desk model, window {args.window:,} tokens"
+    folder = Path(args.workspace).resolve()
+    if not folder.is_dir():
+        parser.error(f"{args.workspace} is not a folder.")
+    window = args.window or (CLASS_WINDOW if folder == WORKSPACE and not args.request else None)
+    rows = compare(3 if args.rule_later else None, window, folder, args.request)
+    print(f"Workspace {args.workspace}, offline desk model, window {rows[0]['window']:,} tokens"
           + (", rule given at lap 3" if args.rule_later else ", rule in the request"))
-    print(table(compare(3 if args.rule_later else None, args.window)))
+    print(table([{k: v for k, v in r.items() if k != "window"} for r in rows]))

@@ -114,9 +114,9 @@ def test_reports_usage_and_overflows_like_the_api(meter):
 
 
 def test_desk_sorts_what_it_sees():
-    desk = Desk.read("", [user(f"{GOAL} {RULE}"), user("[Summary of earlier work]\nGoal: something else")])
+    desk = Desk.read("", [user(f"{GOAL} {RULE}"), user("[Summary of earlier work]\nGoal: something else")], TOOL_SCHEMAS)
     assert desk.request.startswith("Users whose")
-    assert desk.production_forbidden()
+    assert desk.target() == "staging"
     assert desk.goal() == GOAL
 
 
@@ -144,8 +144,8 @@ def test_findings_in_a_summary_are_not_mistaken_for_rules():
 
 
 def test_a_rule_without_a_rule_word_still_counts():
-    desk = Desk.read("", [user(f"{GOAL} Production is off-limits; staging is where changes go.")])
-    assert desk.production_forbidden()
+    desk = Desk.read("", [user(f"{GOAL} Production is off-limits; staging is where changes go.")], TOOL_SCHEMAS)
+    assert desk.target() == "staging"
 
 
 def test_a_summary_keeps_the_whole_goal_and_what_is_still_to_read():

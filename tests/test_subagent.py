@@ -9,7 +9,7 @@ from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture
 from harness.claude import ClaudeModel  # noqa: E402
 from harness.context import FullHistory  # noqa: E402
 from harness.offline import DeskModel  # noqa: E402
-from harness.offline.desk import facts_in_report  # noqa: E402
+from harness.offline.findings import facts_in_report  # noqa: E402
 from harness.loop import run_agent  # noqa: E402
 from harness.subagent import DelegatingToolbox, measure_delegation, report_of  # noqa: E402
 from harness.tasks import GOAL, file_reading_task  # noqa: E402

@@ -1,11 +1,11 @@
 """What the desk model sees: the request, the rules, its notes, the files on the desk.
 
-``Desk.read(system, messages)`` sorts one request into the kinds of things the offline model
-looks for; the helpers below read files and reports the way a careful agent would jot them down.
+``Desk.read(system, messages, tools)`` sorts one request into the kinds of things the offline model
+looks for. Rules are read by ``rules``, findings in files by ``findings``, corrections by
+``corrections``; the targets an action may go to come from the tools it was sent.
 Everything here is plain text matching -- the desk model's whole "understanding".
 
-Left out: anything a real model would infer. A rule must say never / not / only / avoid / must;
-a bug must carry a ``FIXME`` or ``BUG`` marker; a fix is a ``.sql`` file marked ``-- status: pending``.
+Left out: anything a real model would infer (see each module's list of what it misses).
 """
 
 from __future__ import annotations
@@ -14,24 +14,13 @@ import re
 from dataclasses import dataclass, field
 
 from harness.messages import blocks_of, is_plain_user, result_text, tool_results
+from harness.offline.corrections import corrections_in
+from harness.offline.findings import FACT_LINE, words  # noqa: F401  (words: re-exported for the model)
+from harness.offline.rules import choose_target, clauses, declared_targets, is_rule as _is_rule
 
 HARNESS_PREFIX = "["          # a user message whose first line is "[...]" was written by the harness
-RULE_WORDS = re.compile(r"\b(never|not|n't|no|only|always|avoid|must)\b", re.I)
-AGAINST_PRODUCTION = re.compile(
-    r"\b(never|not|n't|no|avoid|must not)\b[^.\n]{0,60}\bprod(uction)?\b|\bprod(uction)?\b[^.\n]{0,30}\b(off[- ]limits|forbidden)\b",
-    re.I,
-)
-MARKER = re.compile(r"(?:#|--|//)\s*(FIXME|BUG|NOTE|TODO)\b:?\s*(.*)")
-NOT_A_RULE = re.compile(r"^\W*(Cause|Fix|Noticed|Goal|Task|Files read|Still to read|Done|Re-read)\b")
-FACT_LINE = re.compile(r"^\W*(Cause|Fix|Noticed): (.+)$")
-PATH = re.compile(r"[\w.-]+/(?:[\w./-]*[\w/])?|\b[\w-]+\.(?:py|sql|md|toml|sh)\b")
-STOP = set("the and that this with from into then your have were what when which whose there their them "
-           "they does code under file files".split())
-
-
-def words(text: str) -> set[str]:
-    """Content words, cut to five letters so 'emails' meets 'email'. Example: 'Emails typed' -> {'email', 'typed'}"""
-    return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
+NOT_A_RULE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Goal|Task|Files read|Still to read|Done|Re-read)\b")
+PATH = re.compile(r"[\w.-]+/(?:[\w./-]*[\w/])?|\b[\w-]+\.[a-z]{1,5}\b")
 
 
 def sentences(text: str) -> list[str]:
@@ -40,9 +29,25 @@ def sentences(text: str) -> list[str]:
     return [p.strip(" -*\t") for p in parts if p.strip(" -*\t")]
 
 
-def is_rule(sentence: str) -> bool:
-    """A standing rule: a sentence that forbids or limits. Example: 'Never touch production.' -> True"""
-    return bool(RULE_WORDS.search(sentence) or AGAINST_PRODUCTION.search(sentence))
+def is_rule(sentence: str, targets: list[str] | None = None) -> bool:
+    """A standing rule (see ``rules``). Example: 'Never touch production.' -> True"""
+    return _is_rule(sentence, targets)
+
+
+def without_rules(text: str, targets: list[str] | None = None) -> str:
+    """The text with its rule clauses taken out: what is left is the goal.
+
+    Example: 'Fix the login. Never touch production: staging only.' -> 'Fix the login.'
+    """
+    kept = []
+    for sentence in sentences(text):
+        if not is_rule(sentence, targets):
+            kept.append(sentence)
+            continue
+        rest = [c for c in clauses(sentence) if not is_rule(c, targets)]
+        if rest:
+            kept.append(", ".join(rest).rstrip(".") + ".")
+    return " ".join(kept)
 
 
 # ---- what is on the desk -----------------------------------------------------------------------
@@ -53,6 +58,8 @@ class Desk:
 
     system: str
     messages: list[dict]
+    targets: list[str] = field(default_factory=list)       # where run_sql may aim, from the tools sent
+    default_target: str | None = None
     request: str | None = None                 # the first user message not written by the harness
     user_texts: list[str] = field(default_factory=list)
     summaries: list[str] = field(default_factory=list)
@@ -60,8 +67,8 @@ class Desk:
     calls: list[tuple[dict, dict | None]] = field(default_factory=list)   # (tool_use, tool_result)
 
     @classmethod
-    def read(cls, system: str, messages: list[dict]) -> "Desk":
-        desk = cls(system, messages)
+    def read(cls, system: str, messages: list[dict], tools: list[dict] | None = None) -> "Desk":
+        desk = cls(system, messages, *declared_targets(tools or []))
         answers = {}
         for message in messages:
             for block in tool_results(message):
@@ -85,8 +92,7 @@ class Desk:
     # -- the goal and the rules --
     def goal(self) -> str | None:
         if self.request:
-            goal = " ".join(s for s in sentences(self.request) if not is_rule(s))
-            return goal or self.request
+            return without_rules(self.request, self.targets or None) or self.request
         for text in reversed(self.summaries + self.notes):
             for line in text.splitlines():
                 match = re.match(r"^\W*(Goal|Task):\s*(.+)", line)
@@ -104,11 +110,20 @@ class Desk:
             for line in text.splitlines():
                 if NOT_A_RULE.match(line):
                     continue
-                found += [s for s in sentences(line) if is_rule(s) and s not in found]
+                found += [s for s in sentences(line) if is_rule(s, self.targets or None) and s not in found]
         return found
 
-    def production_forbidden(self) -> bool:
-        return any(AGAINST_PRODUCTION.search(rule) for rule in self.rules())
+    def target(self) -> str | None:
+        """Where an action should go: the tool's default, unless a rule in view rules it out (None: all are)."""
+        return choose_target(self.rules(), self.targets, self.default_target)
+
+    def corrections(self) -> list[tuple[str, str]]:
+        """(old, new) names the user put right, in summaries and user messages, oldest first."""
+        pairs = []
+        for text in self.summaries + self.user_texts:
+            for line in text.splitlines():
+                pairs += corrections_in(line)
+        return pairs
 
     # -- what it has done --
     def results_of(self, tool: str):
@@ -169,57 +184,7 @@ class Desk:
         return out
 
 
-# ---- reading a file like an agent would -----------------------------------------------------------
-
-def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, str]]:
-    """The Cause / Fix / Noticed lines a careful reader would jot down about one file.
-
-    Example: a line '40  x == y  # FIXME: email match is case-sensitive' with a goal about email
-    -> [("Cause", "app/auth.py:40 — FIXME: email match is case-sensitive")]
-    """
-    facts = []
-    lines = [re.match(r"\s*(\d+)  ?(.*)", raw) for raw in numbered_text.splitlines()]
-    lines = [(int(m.group(1)), m.group(2)) for m in lines if m]
-    for number, line in lines:
-        marker = MARKER.search(line)
-        if not marker:
-            continue
-        kind, comment = marker.group(1), marker.group(2).strip()
-        facts.append((judge(kind, comment, goal), f"{path}:{number} — {kind}: {comment}"))
-    body = [line for _, line in lines]
-    if path.endswith(".sql") and any(re.match(r"--\s*status:\s*pending", line) for line in body):
-        statement = " ".join(line.strip() for line in body if line.strip() and not line.strip().startswith("--"))
-        facts.append(("Fix", f"{path} (pending) — {statement}"))
-    return facts
-
-
-def judge(marker: str, comment: str, goal: str) -> str:
-    """Cause or Noticed: a FIXME/BUG sharing a word with the goal is the cause. Example: ('NOTE', ...) -> 'Noticed'"""
-    return "Cause" if marker in ("FIXME", "BUG") and words(comment) & words(goal) else "Noticed"
-
-
-def facts_in_report(report: str, goal: str) -> list[tuple[str, str]]:
-    """The fact lines of a sub-agent's report, judged again against *this* agent's goal.
-
-    The sub-agent did not know the goal, so it may call the cause a mere "Noticed" line.
-    Example: 'Noticed: app/auth.py:40 — FIXME: email match' with a goal about email -> [("Cause", ...)]
-    """
-    facts = []
-    for line in report.splitlines():
-        match = FACT_LINE.match(line.strip())
-        if not match:
-            continue
-        kind, fact = match.groups()
-        marked = re.match(r"\S+:\d+ — (FIXME|BUG|NOTE|TODO): (.*)", fact)
-        facts.append((judge(marked.group(1), marked.group(2), goal) if marked else kind, fact.strip()))
-    return facts
-
-
-def fix_statement(fix_line: str) -> str | None:
-    """The SQL in a Fix line, if the line carries it. Example: 'a.sql (pending) — UPDATE t;' -> 'UPDATE t;'"""
-    _, _, statement = fix_line.partition(" — ")
-    return statement.strip() or None
-
+# ---- where the goal points ----------------------------------------------------------------------
 
 def named_folders(goal: str) -> list[str]:
     """The folders a goal names. Example: '... under app/ and migrations/, then ...' -> ['app/', 'migrations/']"""

@@ -12,7 +12,7 @@ How it works a task (one decision per call):
    If none is visible, it says it cannot tell the goal and stops.
 2. **Notes.** Each reply starts with a note: ``Task: <goal>``, then what it noticed in the file it
    just read (``Cause:``, ``Fix:``, ``Noticed:`` lines). It copies the task into every note --
-   but not the rules. (Agents keep their to-do list in view; rules they only read once.)
+   but not the rules, nor its findings. (Agents keep their to-do list in view; the rest they jot once.)
 3. **Reading.** It lists the files when no listing is in view, then reads, in listing order, the
    next file after the furthest one it can see evidence of having read (a read on the desk, or a
    path named in a summary). Files that memory or a summary points at for the goal come first.
@@ -51,14 +51,18 @@ import re
 
 from harness.offline.context_rot import ContextRot
 from harness.offline.summaries import summary_request, write_summary
-from harness.offline.desk import (PATH, Desk, facts_in_file, facts_in_report, fix_statement, folders_to_hand_out,
-                                scope_of, words)
+from harness.offline.corrections import apply_corrections
+from harness.offline.desk import PATH, Desk, folders_to_hand_out, named_folders, scope_of, words
+from harness.offline.findings import (CAUSE_MARKERS, cause_strength, facts_in_file, facts_in_report, fix_statement,
+                                      numbered, repair_in, sql_body, written_fix)
 from harness.messages import result_text
 from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
 
 
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
+APPLY_WORDS = {"apply", "execu", "migra", "datab", "patch"}   # a goal with these words asks to run the fix
+FIX_SEARCHES = ["pending", "not applied", ".sql"]             # what it searches for when the fix is not in view
 DELEGATE_ABOVE = 6           # more files than this in scope, and a delegate tool on offer: hand them out
 
 
@@ -94,12 +98,13 @@ class DeskModel:
             content, stop = [{"type": "text", "text": write_summary(instruction, material)}], "end_turn"
         else:
             seen = self.rot.blur(messages, fullness) if self.rot else messages
-            content, stop = self.work(Desk.read(system, seen), {t["name"] for t in tools})
+            content, stop = self.work(Desk.read(system, seen, tools), tools)
         out = sum(self.meter.text(b.get("text") or json.dumps(b.get("input", {}))) for b in content)
         return Reply(content=content, stop_reason=stop, usage={"input_tokens": sent, "output_tokens": out})
 
     # -- one decision --
-    def work(self, desk: Desk, tools: set[str]) -> tuple[list[dict], str]:
+    def work(self, desk: Desk, tools: list[dict]) -> tuple[list[dict], str]:
+        names = {t["name"] for t in tools}
         goal = desk.goal()
         if goal is None:
             return _say("I can no longer see the original request, so I cannot tell what the goal is. "
@@ -107,40 +112,87 @@ class DeskModel:
         note = [f"Task: {goal}"] + self.fresh_notes(desk, goal)
         if SURVEY.search(goal):          # a sub-agent's task: read the folder, then report
             return self.survey(desk, goal, note)
-        applied = [use["input"] for use, res in desk.calls if use["name"] == "run_sql" and res]
+        applied = [use["input"] for use, res in desk.calls if use["name"] == "run_sql" and res and not _failed(res)]
         cause, fix = self.known(desk, goal)
-
         if applied:
-            return self.finish(desk, note, goal, cause, applied[-1], tools)
-        wants_apply = bool(words(goal) & words("apply run database migration"))
-        if cause and (fix or not wants_apply):
-            if not wants_apply:
-                return _say("\n".join(note + [f"Done. The cause: {cause}."]))
-            statement = fix_statement(fix)
-            if statement is None:   # we know which file holds the fix, not its text: look again
-                return self.call(note, "read_file", {"path": fix.split(" ")[0]})
-            target = "staging" if desk.production_forbidden() else "production"
-            return self.call(note, "run_sql", {"target": target, "statement": statement})
+            return self.finish(desk, note, cause, applied[-1], names)
+        wants_apply = bool(words(goal) & APPLY_WORDS)
+        if cause and not wants_apply:
+            return _say("\n".join(note + [f"Done. The cause: {cause}."]))
+        if cause and (fix or repair_in(cause)):
+            return self.apply(desk, note, cause, fix)
 
+        pointed = self.pointed(desk, cause, fix, wants_apply)
+        if pointed:                      # a summary says where the lost finding is: read it again
+            return self.call(note, "read_file", {"path": pointed})
         listing = desk.listing()
         if listing is None:
             return self.call(note, "list_files", {})
-        folder = self.folder_to_delegate(desk, goal, listing, tools)
+        folder = self.folder_to_delegate(desk, goal, listing, names)
         if folder:
             return self.call(note, "delegate", {"task": f"Read every file under {folder} and report what you notice."})
-        path = self.next_file(desk, goal, listing)
+        searching = bool(desk.results_of("search"))   # it searches only once the listing is done
+        path = None if searching and (cause or fix) else self.next_file(desk, goal, listing)
         if path:
             return self.call(note, "read_file", {"path": path})
-        # End of the listing and a fact is missing: search for its marker, then read what it points at.
-        marker = "FIXME" if not cause else "status: pending"
-        hits = [r for inp, r in desk.results_of("search") if inp.get("text") == marker]
-        if not hits:
-            return self.call(note, "search", {"text": marker})
-        leads = re.findall(r"^([^:\n]+):\d+:", hits[-1], re.M)
-        lead = next((p for p in leads if p in scope_of(goal, listing)), leads[0] if leads else None)
-        if lead and lead not in [p for p, _ in desk.file_texts()]:
-            return self.call(note, "read_file", {"path": lead})
+        # End of the listing and a fact is missing: search for every kind of marker, read what the hits point at.
+        lookup = self.look_again(desk, goal, listing, cause, wants_apply)
+        if lookup:
+            return self.call(note, *lookup)
+        cause = cause or self.lead(desk, goal)
+        if cause and wants_apply:        # nothing prepared to apply: write the statement from the cause
+            return self.apply(desk, note, cause, None)
+        if cause:
+            return _say("\n".join(note + [f"Done. The cause: {cause}."]))
         return _say("\n".join(note + ["I have read every file in scope and cannot find what the goal needs."]))
+
+    def apply(self, desk: Desk, note: list[str], cause: str, fix: str | None) -> tuple[list[dict], str]:
+        """Run the fix on the target the rules in view leave (the tool's default when none rules it out)."""
+        statement = fix_statement(fix) if fix else written_fix(cause)
+        if fix and statement is None:    # a script named by the docs: its text, once read
+            script = fix.split(" ")[0]
+            text = next((t for p, t in desk.file_texts() if p == script), None)
+            if text is None:
+                return self.call(note, "read_file", {"path": script})
+            statement = sql_body(numbered(text)) or written_fix(cause)
+        statement = apply_corrections(statement, desk.corrections())
+        target = desk.target()
+        if target is None:
+            rules = "; ".join(desk.rules())
+            return _say("\n".join(note + [f"The fix is ready, but the rules in view rule out every target "
+                                          f"({', '.join(desk.targets)}): {rules}. I will not run it."]))
+        return self.call(note, "run_sql", {"target": target, "statement": statement})
+
+    def look_again(self, desk: Desk, goal: str, listing: list[str], cause: str | None, wants_apply: bool):
+        """The next search (or the file a search points at) when the cause or the fix is not in view."""
+        wanted = ([] if cause else list(CAUSE_MARKERS)) + (FIX_SEARCHES if wants_apply else [])
+        on_desk = {p for p, _ in desk.file_texts()}
+        searched = {inp.get("text"): text for inp, text in desk.results_of("search")}
+        scope = scope_of(goal, listing)
+        for text in wanted:
+            if text not in searched:
+                return "search", {"text": text}
+            for path in dict.fromkeys(re.findall(r"^([^:\n]+):\d+:", searched[text], re.M)):
+                if in_scope(path, goal, scope) and path not in on_desk:
+                    return "read_file", {"path": path}
+        return None
+
+    def pointed(self, desk: Desk, cause: str | None, fix: str | None, wants_apply: bool) -> str | None:
+        """A file a summary names as holding the missing cause or fix ("found the cause in X"), not on the desk now."""
+        on_desk = {p for p, _ in desk.file_texts()}
+        wanted = [r"\bcause\b"] if not cause else ([r"\bfix\b"] if wants_apply and not fix else [])
+        for text in desk.summaries:
+            for pattern in wanted:
+                for found in re.finditer(pattern + r"[^.\n]*?\b(?:in|from)\s+(" + PATH.pattern + ")", text, re.I):
+                    path = found.group(1).rstrip(".,;")
+                    if path not in on_desk and "/" in path:
+                        return path
+        return None
+
+    def lead(self, desk: Desk, goal: str) -> str | None:
+        """An unmarked comment that points at the goal, if nothing marked did."""
+        leads = [t for k, t in self.facts(desk, goal) if k == "Lead"]
+        return max(reversed(leads), key=lambda t: cause_strength(t, goal)) if leads else None
 
     def fresh_notes(self, desk: Desk, goal: str) -> list[str]:
         """Notes on the newest file read (or report received), if it is on the desk and not yet noted."""
@@ -157,14 +209,20 @@ class DeskModel:
             return [f"{kind}: {fact}" for kind, fact in facts_in_report(text, goal)] + files[:1]
         return [f"{kind}: {fact}" for kind, fact in facts_in_file(use["input"]["path"], text, goal)]
 
-    def known(self, desk: Desk, goal: str) -> tuple[str | None, str | None]:
-        """The cause and the fix, if they are anywhere in view (a file on the desk or a fact line)."""
+    def facts(self, desk: Desk, goal: str) -> list[tuple[str, str]]:
+        """Every finding in view: fact lines, files on the desk, sub-agents' reports."""
         facts = list(desk.fact_lines())
         for path, text in desk.file_texts():
             facts += facts_in_file(path, text, goal)
         for report in desk.reports():
             facts += facts_in_report(report, goal)
-        cause = next((t for k, t in reversed(facts) if k == "Cause"), None)
+        return facts
+
+    def known(self, desk: Desk, goal: str) -> tuple[str | None, str | None]:
+        """The cause (the marked comment most related to the goal) and the fix, if they are in view."""
+        facts = self.facts(desk, goal)
+        causes = [t for k, t in facts if k == "Cause"]
+        cause = max(reversed(causes), key=lambda t: cause_strength(t, goal)) if causes else None
         fixes = [t for k, t in facts if k == "Fix"]
         fix = next((f for f in reversed(fixes) if fix_statement(f)), fixes[-1] if fixes else None)
         return cause, fix
@@ -219,16 +277,17 @@ class DeskModel:
         report = [f"Report: read {len(read)} of {len(scope)} files.", "Files read: " + ", ".join(read)]
         return _say("\n".join(report + (list(dict.fromkeys(facts)) or ["Nothing worth noting."])))
 
-    def finish(self, desk, note, goal, cause, applied, tools):
+    def finish(self, desk, note, cause, applied, tools):
         """After the fix: save rules to memory if asked to, then report."""
         if "remember" in tools and re.search(r"\bremember\b", desk.system, re.I):
             saved = {inp.get("fact") for use, _ in desk.calls if use["name"] == "remember" for inp in [use["input"]]}
             for rule in desk.rules():
                 if rule not in desk.system and rule not in saved:
                     return self.call(note, "remember", {"fact": rule})
-        where = applied["target"]
-        why = " (a rule in view rules out production)" if where == "staging" else ""
-        report = f"Done. Cause: {cause or 'not in view any more'}. Applied `{applied['statement']}` on {where}{why}."
+        where = applied.get("target")
+        default = desk.default_target
+        why = f" (a rule in view rules out {default})" if default and where != default else ""
+        report = f"Done. Cause: {cause or 'not in view any more'}. Applied `{applied.get('statement')}` on {where}{why}."
         return _say("\n".join(note + [report]))
 
     def call(self, note: list[str], name: str, tool_input: dict) -> tuple[list[dict], str]:
@@ -241,6 +300,16 @@ def _fresh_id(context: list[dict], name: str) -> str:
     """A tool_use id that is the same for the same context and differs for any other (so ids never collide)."""
     digest = hashlib.sha1(json.dumps([len(context), context[-2:], name], sort_keys=True).encode()).hexdigest()
     return f"toolu_desk_{digest[:12]}"
+
+
+def in_scope(path: str, goal: str, scope: list[str]) -> bool:
+    """In the listing's scope, or (when the listing in view is partial) under a folder the goal names."""
+    folders = named_folders(goal)
+    return path in scope or (any(path.startswith(f) for f in folders) if folders else True)
+
+
+def _failed(result: dict) -> bool:
+    return bool(result.get("is_error")) or result_text(result).startswith("Error:")
 
 
 def _say(text: str) -> tuple[list[dict], str]:

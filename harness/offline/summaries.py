@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 
-from harness.offline.desk import FACT_LINE, HARNESS_PREFIX, PATH, STOP, facts_in_file, is_rule, scope_of, sentences
+from harness.offline.corrections import corrections_in
+from harness.offline.desk import HARNESS_PREFIX, PATH, is_rule, scope_of, sentences, without_rules
+from harness.offline.findings import FACT_LINE, STOP, facts_in_file
 from harness.messages import blocks_of
 
 SUMMARY_ASK = re.compile(r"\bsummar|\bfold\b|\bcompact", re.I)
@@ -36,7 +38,7 @@ SECTION_KINDS = [            # (kind, words in a prompt bullet that ask for it)
     ("facts", ("fact", "identifier", "discover", "learned", "finding")),
     ("files", ("file", "touched", "paths read")),
 ]
-SALIENCE = {"goal": 100, "constraints": 90, "Cause": 80, "Fix": 80, "progress": 70, "plan": 65, "decisions": 60,
+SALIENCE = {"goal": 100, "constraints": 90, "Correction": 85, "Cause": 80, "Lead": 30, "Fix": 80, "progress": 70, "plan": 65, "decisions": 60,
             "files": 50, "Noticed": 20, "pointers": 10}
 
 
@@ -73,9 +75,10 @@ def write_summary(instruction: str, material: str) -> str:
     return _trim(lines, limit)
 
 
-WITHIN = {("facts", "Cause"), ("facts", "Fix"), ("facts", "Noticed"), ("progress", "plan")}   # sub-kinds of a section
+WITHIN = {("facts", "Cause"), ("facts", "Fix"), ("facts", "Noticed"), ("facts", "Lead"), ("facts", "Correction"),
+          ("progress", "plan")}   # sub-kinds of a section
 FOCUS_BONUS = 65       # lifts a focused fact above every unfocused fact, even the cause
-FOCUSABLE = ("constraints", "Cause", "Fix", "Noticed", "decisions")
+FOCUSABLE = ("constraints", "Cause", "Fix", "Noticed", "Lead", "Correction", "decisions")
 FOCUS_STOP = {"on", "in", "of", "to", "for", "all", "any", "is", "it", "an", "be", "first", "and", "the"}
 
 
@@ -135,8 +138,9 @@ def gather(material: str) -> list[tuple[str, str, int]]:
         if said or "constraint" in section or "rule" in section:
             found = sentences(said.group(1) if said else line)
             items += [("constraints", s, SALIENCE["constraints"]) for s in found if is_rule(s)]
+            items += [("Correction", f"Correction: {s}", SALIENCE["Correction"]) for s in found if corrections_in(s)]
             if said and goal is None:                        # the first thing the user said: the request
-                goal = " ".join(s for s in found if not is_rule(s)) or None
+                goal = without_rules(said.group(1)) or None
         elif "decision" in section and line:
             items.append(("decisions", line, SALIENCE["decisions"]))
         applied = re.search(r"Recorded on (\w+)", line)
@@ -157,16 +161,36 @@ def gather(material: str) -> list[tuple[str, str, int]]:
     still = still_to_read(material, read, goal or "")
     if still is not None:
         items.append(("plan", "Still to read: " + (", ".join(still) or "nothing"), SALIENCE["plan"]))
-    causes = [t for k, t, _ in items if k == "Cause"]
-    fixes = [t for k, t, _ in items if k == "Fix"]
-    done = f"read {len(read)} files" + (f"; found the cause in {causes[-1].split(' ')[1].split(':')[0]}" if causes else "")
-    pending = "apply the pending fix" if fixes else ("find the fix" if causes else "find the cause")
-    items.append(("progress", f"Done: {done}. Pending: {pending}.", SALIENCE["progress"]))
+    items.append(("progress", progress(material, items, read), SALIENCE["progress"]))
     for kind, text, _ in list(items):
-        if kind in ("Cause", "Fix", "Noticed"):
+        if kind in ("Cause", "Fix", "Noticed", "Lead"):
             path = text.split(" ")[1].split(":")[0]
             items.append(("pointers", f"Re-read {path} for the exact lines.", SALIENCE["pointers"]))
     return _dedupe(items)
+
+
+def progress(material: str, items: list, read: list[str]) -> str:
+    """The progress line, carried on from an earlier one:
+    'Done: read 7 files (last: app/db.py); found the cause in app/auth.py. Pending: apply the fix in m/3.sql.'
+
+    It says where the cause and the fix are (not what they say), so even a vague summary leaves pointers.
+    """
+    path = r"([\w./-]+\w)"
+    count, last, cause_at, fix_at = 0, "", "", ""
+    for line in re.findall(r"Done: read \d+ files.*", material):
+        count = int(re.search(r"read (\d+) files", line).group(1))
+        last = (re.search(rf"\(last: {path}\)", line) or [None, last])[1]
+        cause_at = (re.search(rf"found the cause in {path}", line) or [None, cause_at])[1]
+        fix_at = (re.search(rf"apply the fix in {path}", line) or [None, fix_at])[1]
+    causes = [t for k, t, _ in items if k == "Cause"]
+    fixes = [t for k, t, _ in items if k == "Fix"]
+    cause_at = causes[-1].split(" ")[1].split(":")[0] if causes else cause_at
+    fix_at = fixes[-1].split(" ")[1] if fixes else fix_at
+    last = read[-1] if read else last
+    done = f"read {count + len(read)} files" + (f" (last: {last})" if last else "") + \
+        (f"; found the cause in {cause_at}" if cause_at else "")
+    pending = f"apply the fix in {fix_at}" if fix_at else ("find the fix" if cause_at else "find the cause")
+    return f"Done: {done}. Pending: {pending}."
 
 
 def still_to_read(material: str, read: list[str], goal: str) -> list[str] | None:

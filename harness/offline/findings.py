@@ -1,0 +1,164 @@
+"""What the desk model jots down about a file it reads: the cause, the fix, things noticed in passing.
+
+* **The cause** is a marked comment -- ``FIXME``, ``BUG``, ``XXX``, ``HACK`` or ``TODO``, after ``#``, ``//``,
+  ``--`` or ``/*`` -- that relates to the goal: its words, its file path or the identifiers on its line
+  (and of the function around it) share a content word with the goal. Other marked comments, and
+  ``NOTE``s, are *noticed*. An unmarked comment that relates to the goal by two or more words and says
+  something is wrong ("wrong", "never", "instead", ...) is a *lead*: used only if no marked cause turns up.
+* **The fix** is what the workspace offers: a SQL file whose comments say it has not run yet ("pending",
+  "not applied", "not run yet" -- any naming scheme), or a script that a document names for the goal
+  ("run ``scripts/repair.sql`` to ..."), read when it is reached. When there is none, the cause's own
+  repair statement (SQL in backticks in the comment) will do, and failing that the agent writes one.
+
+Every finding is one line, ``path:line (function) — KIND: comment``, so a summary can carry it word for word
+and the model can judge it again later from the line alone.
+
+Left out: reading code. It never follows a call, runs a test or sees a bug that no comment points at.
+"""
+
+from __future__ import annotations
+
+import re
+
+CAUSE_MARKERS = ("FIXME", "BUG", "XXX", "HACK", "TODO")
+MARKER = re.compile(r"(?:#|//|--|/\*|;)\s*(FIXME|BUG|XXX|HACK|TODO|NOTE)\b(?:\([^)]*\))?[:!]?\s*(.*?)\s*(?:\*/)?$")
+COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|/\*)\s+(.*?)\s*(?:\*/)?$")
+WRONG = re.compile(r"\b(?:wrong|broken|never|instead|mismatch|incorrect|mistake|fails?|bug|ignores?|should|"
+                   r"forgets?|drops?|skips?|off by)\b", re.I)
+DEF = re.compile(r"^\s*(?:async\s+)?(?:def|function|func|class|fn|sub)\s+([A-Za-z_]\w*)|"
+                 r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_]\w*)\s*=\s*(?:async\s*)?(?:function|\()")
+PENDING = re.compile(r"\b(?:pending|not (?:yet )?(?:been )?(?:applied|run|executed)|not run yet|unapplied|to be applied|"
+                     r"awaiting|waiting to run|still to run)\b", re.I)
+NOT_PENDING = re.compile(r"\bpending\s*[:=]\s*(?:no|false|0)\b", re.I)
+APPLIED = re.compile(r"\b(?:applied|done|already run|executed|ran on)\b", re.I)
+NAMED_SCRIPT = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.sql)\b")
+RUN_WORDS = re.compile(r"\b(?:run|apply|execute|repairs?|fix(?:es)?|use)\b", re.I)
+SQL_IN_BACKTICKS = re.compile(r"`((?:UPDATE|ALTER|INSERT|DELETE|CREATE|DROP)\b[^`]+)`", re.I)
+FACT_LINE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction): (.+)$")
+STOP = set("the and that this with from into then your have were what when which whose there their them "
+           "they does code under file files".split())
+GOAL_NOISE = {"find", "cause", "apply", "pendi", "fix", "datab", "read", "look", "then", "every", "folde", "repor",
+              "fixes", "chang", "probl", "issue", "pleas", "work", "using"}
+
+
+def words(text: str) -> set[str]:
+    """Content words, cut to five letters so 'emails' meets 'email'. Example: 'Emails typed' -> {'email', 'typed'}"""
+    return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
+
+
+def identifier_words(text: str) -> set[str]:
+    """Words inside identifiers: find_user -> find, user; dueAt -> due. Example: 'readCelsius(x)' -> {'celsi', 'read'}"""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text).replace("_", " ")
+    return words(spaced)
+
+
+def relation(goal: str, *texts: str) -> int:
+    """How many content words the texts share with the goal (the goal's own boilerplate does not count)."""
+    wanted = words(goal) - GOAL_NOISE
+    seen = set()
+    for text in texts:
+        seen |= words(text) | identifier_words(text)
+    return len(wanted & seen)
+
+
+# ---- one file ------------------------------------------------------------------------------------------
+
+def numbered(text: str) -> list[tuple[int, str]]:
+    """(line number, line) from read_file's numbered output."""
+    found = [re.match(r"\s*(\d+)  ?(.*)", raw) for raw in text.splitlines()]
+    return [(int(m.group(1)), m.group(2)) for m in found if m]
+
+
+def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, str]]:
+    """The Cause / Fix / Lead / Noticed lines a careful reader would jot down about one file.
+
+    Example: line 40 of app/auth.py, '... # FIXME: email match is case-sensitive', goal about email
+    -> [("Cause", "app/auth.py:40 (find_user) — FIXME: email match is case-sensitive")]
+    """
+    lines, facts, where = numbered(numbered_text), [], ""
+    prose = path.endswith((".md", ".txt", ".rst"))
+    for number, line in lines:
+        found = DEF.match(line)
+        if found:
+            where = found.group(1) or found.group(2)
+        marker = None if prose else MARKER.search(line)
+        if marker:
+            kind, comment = marker.group(1), marker.group(2).strip()
+            place = f"{path}:{number}" + (f" ({where})" if where else "")
+            facts.append((judge(kind, comment, goal, f"{place} {line}"), f"{place} — {kind}: {comment}"))
+            continue
+        comment = None if prose else COMMENT.search(line)
+        if comment and WRONG.search(comment.group(1)) and relation(goal, comment.group(1), path, line, where) >= 2:
+            place = f"{path}:{number}" + (f" ({where})" if where else "")
+            facts.append(("Lead", f"{place} — comment: {comment.group(1).strip()}"))
+        for script in NAMED_SCRIPT.findall(line):
+            if script != path and RUN_WORDS.search(line) and relation(goal, line, script):
+                facts.append(("Fix", f"{script} (named in {path}:{number})"))
+    if path.endswith(".sql") and is_pending(lines):
+        facts.append(("Fix", f"{path} (pending) — {sql_body(lines)}"))
+    return facts
+
+
+def judge(marker: str, comment: str, goal: str, context: str = "") -> str:
+    """Cause or Noticed: a cause marker whose comment, path or identifiers relate to the goal is the cause.
+
+    Example: ('XXX', 'readings are compared as Celsius', 'Sensors report Fahrenheit ... Celsius') -> 'Cause'
+    """
+    return "Cause" if marker in CAUSE_MARKERS and relation(goal, comment, context) else "Noticed"
+
+
+def is_pending(lines: list[tuple[int, str]]) -> bool:
+    """A SQL file whose comments say it has not run yet (and that holds a statement)."""
+    notes = [line for _, line in lines if line.strip().startswith("--")]
+    pending = any(PENDING.search(n) and not NOT_PENDING.search(n) for n in notes)
+    return pending and bool(sql_body(lines))
+
+
+def sql_body(lines: list[tuple[int, str]]) -> str:
+    """The statements of a SQL file, comments left out. Example: ['-- x', 'UPDATE t SET a = 1;'] -> 'UPDATE t SET a = 1;'"""
+    return " ".join(line.strip() for _, line in lines if line.strip() and not line.strip().startswith("--"))
+
+
+def cause_strength(fact: str, goal: str) -> int:
+    """How strongly a Cause line relates to the goal, judged from the line alone (more shared words: stronger)."""
+    return relation(goal, fact)
+
+
+def repair_in(cause: str) -> str | None:
+    """The repair statement a cause comment carries in backticks, if any. Example: '... `UPDATE t SET a=1`' -> 'UPDATE t SET a=1;'"""
+    found = SQL_IN_BACKTICKS.search(cause)
+    if not found:
+        return None
+    statement = found.group(1).strip()
+    return statement if statement.endswith(";") else statement + ";"
+
+
+def written_fix(cause: str) -> str:
+    """The statement the agent writes itself when the workspace offers none: the cause's repair, or a marked stand-in.
+
+    The offline model cannot write real SQL; it says so in the statement, which the harness only records.
+    """
+    return repair_in(cause) or f"-- fix for {cause.split(' ')[0]}: written by the offline model, which cannot write real SQL"
+
+
+def facts_in_report(report: str, goal: str) -> list[tuple[str, str]]:
+    """The fact lines of a sub-agent's report, judged again against *this* agent's goal.
+
+    The sub-agent did not know the goal, so it may call the cause a mere "Noticed" line.
+    Example: 'Noticed: app/auth.py:40 — FIXME: email match' with a goal about email -> [("Cause", ...)]
+    """
+    facts = []
+    for line in report.splitlines():
+        match = FACT_LINE.match(line.strip())
+        if not match:
+            continue
+        kind, fact = match.groups()
+        marked = re.match(rf"(\S+:\d+(?: \(\w+\))?) — ({'|'.join(CAUSE_MARKERS)}|NOTE): (.*)", fact)
+        facts.append((judge(marked.group(2), marked.group(3), goal, marked.group(1)) if marked else kind, fact.strip()))
+    return facts
+
+
+def fix_statement(fix_line: str) -> str | None:
+    """The SQL in a Fix line, if the line carries it. Example: 'a.sql (pending) — UPDATE t;' -> 'UPDATE t;'"""
+    _, _, statement = fix_line.partition(" — ")
+    return statement.strip() or None

@@ -112,7 +112,7 @@ class ClearThenCompact(Strategy):
         self.start()
 
     def start(self):
-        self.pointers = ClearToolResults(keep_last=0)     # only its pointer-making is used
+        self.pointers = ClearToolResults(keep_last=0, fallback=False)     # only its pointers are used
         self.cleared: set[int] = set()      # history indices whose tool results are pointers now
         self.summary: str | None = None
         self.summary_message: dict | None = None
@@ -143,7 +143,7 @@ class ClearThenCompact(Strategy):
         due = holders[:-self.keep_results] if self.keep_results else holders
         if not due:
             return 0
-        saved = sum(meter.count(history[i]) - meter.count(self.pointers._cleared(history, i)) for i in due)
+        saved = sum(meter.count(history[i]) - meter.count(self.pointers.pointer(history, i)) for i in due)
         if saved < self.clear_at_least:
             return 0
         self.cleared.update(due)
@@ -163,7 +163,7 @@ class ClearThenCompact(Strategy):
     def desk(self, history) -> Assembly:
         """Head + summary + the rest with cleared results as pointers; the still part ends in a breakpoint."""
         head = history[:1]
-        rest = [self.pointers._cleared(history, i) if i in self.cleared else history[i]
+        rest = [self.pointers.pointer(history, i) if i in self.cleared else history[i]
                 for i in range(self.upto, len(history))]
         summary = [self.summary_message] if self.summary_message else []
         messages = head + summary + rest
@@ -182,7 +182,7 @@ class ClearThenCompact(Strategy):
         starts = turn_starts(history, start=max(self.upto, 1))
         cut = starts[-1] if starts else self.upto        # keep at least the newest turn
         for start in reversed(starts[:-1]):
-            kept = sum(meter.count(self.pointers._cleared(history, i) if i in self.cleared else history[i])
+            kept = sum(meter.count(self.pointers.pointer(history, i) if i in self.cleared else history[i])
                        for i in range(start, len(history)))
             if kept > room:
                 break

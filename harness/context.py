@@ -322,32 +322,64 @@ class ClearToolResults(Strategy):
     The pointer says what the result was and that it can be fetched again, e.g.
     "[cleared: read_file app/db.py at lap 12 -- call it again for the details]". The reasoning
     (the model's own notes) stays whole; only bulky tool output goes.
+
+    Clearing is the first lever, not the only one: the notes pile up too. With ``fallback`` (the
+    default), once the cleared desk passes the usable window (window - ``output_reserve``) it is
+    compacted -- pinned request, one summary of the cleared middle, ``tail_turns`` turns -- and
+    clearing goes on from there, instead of overflowing. ``fallback=False`` shows the overflow.
     """
 
     name = "clear tool results"
 
-    def __init__(self, keep_last: int = 3):
+    def __init__(self, keep_last: int = 3, fallback: bool = True, output_reserve: int = 512, tail_turns: int = 2):
         if keep_last < 0:
             raise ValueError(f"keep_last cannot be negative ({keep_last}).")
         self.keep_last = keep_last
+        self.fallback = ThreeZoneCompaction(threshold=1.0, tail_turns=tail_turns,
+                                            output_reserve=output_reserve) if fallback else None
         self.start()
 
     def start(self):
         self._made, self._count = {}, 0
+        if self.fallback:
+            self.fallback.start()
 
-    def assemble(self, history, **_):
-        holders = [i for i, m in enumerate(history) if tool_results(m)]
-        to_clear = holders[:-self.keep_last] if self.keep_last else holders
-        messages = list(history)
-        for i in to_clear:
-            messages[i] = self._cleared(history, i)
-        zones = ["head"] + ["cleared" if i in to_clear else "tail" for i in range(1, len(history))]
+    def assemble(self, history, *, lap=0, system="", tools=None, meter=None, model=None, **_):
+        messages, to_clear = self._clear(history)
         newly, self._count = len(to_clear) - self._count, len(to_clear)
-        if newly <= 0:
-            return Assembly(messages, zones)
-        return Assembly(messages, zones, "clear", f"cleared {newly} more old tool results ({len(to_clear)} in all)")
+        if self.fallback and meter is not None and model is not None:   # compacts only when clearing cannot hold
+            desk = self._zoned(self.fallback.assemble(messages, lap=lap, system=system, tools=tools, meter=meter,
+                                                      model=model), to_clear)
+        else:
+            zones = ["head"] + ["cleared" if i in to_clear else "tail" for i in range(1, len(history))]
+            desk = Assembly(messages, zones)
+        if newly > 0 and desk.kind == "none":
+            desk.kind, desk.event = "clear", f"cleared {newly} more old tool results ({len(to_clear)} in all)"
+        return desk
 
-    def _cleared(self, history, i):
+    def compact(self, history, *, lap=0, model, meter=None, system="", tools=None, **_):
+        """Compact the cleared desk now (the loop calls this when the provider says it is too long)."""
+        messages, to_clear = self._clear(history)
+        if not self.fallback:
+            return Assembly(messages, ["head"] + ["tail"] * (len(messages) - 1))
+        return self._zoned(self.fallback.compact(messages, lap=lap, model=model, meter=meter, system=system,
+                                                 tools=tools), to_clear)
+
+    def _clear(self, history) -> tuple[list[dict], set[int]]:
+        """The history with old tool results as pointers (same length, same positions), and which were cleared."""
+        holders = [i for i, m in enumerate(history) if tool_results(m)]
+        to_clear = set(holders[:-self.keep_last] if self.keep_last else holders)
+        return [self.pointer(history, i) if i in to_clear else m for i, m in enumerate(history)], to_clear
+
+    def _zoned(self, desk: Assembly, to_clear: set[int]) -> Assembly:
+        """The fallback's desk with the cleared messages after its summary shown as "cleared"."""
+        offset = self.fallback.state.upto - desk.zones.count("head") - desk.zones.count("summary")
+        desk.zones = [("cleared" if zone == "tail" and i + offset in to_clear else zone)
+                      for i, zone in enumerate(desk.zones)]
+        return desk
+
+    def pointer(self, history, i):
+        """history[i] with each tool result swapped for a pointer (made once, then reused)."""
         original = history[i]
         made = self._made.get(id(original))
         if made and made[0] is original:

@@ -188,7 +188,7 @@ class Desk:
 
 def named_folders(goal: str) -> list[str]:
     """The folders a goal names. Example: '... under app/ and migrations/, then ...' -> ['app/', 'migrations/']"""
-    return re.findall(r"\b([\w.-]+/)(?=[\s,.;)]|$)", goal)
+    return re.findall(r"(?<![\w./-])((?:[\w.-]+/)+)(?=[\s,.;)]|$)", goal)
 
 
 def folders_to_hand_out(goal: str, listing: list[str]) -> list[str]:

@@ -83,7 +83,7 @@ def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, s
             where = found.group(1) or found.group(2)
         marker = None if prose else MARKER.search(line)
         if marker:
-            kind, comment = marker.group(1), marker.group(2).strip()
+            kind, comment = marker.group(1), marker.group(2).strip() + continued(lines, number)
             place = f"{path}:{number}" + (f" ({where})" if where else "")
             facts.append((judge(kind, comment, goal, f"{place} {line}"), f"{place} — {kind}: {comment}"))
             continue
@@ -96,7 +96,32 @@ def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, s
                 facts.append(("Fix", f"{script} (named in {path}:{number})"))
     if path.endswith(".sql") and is_pending(lines):
         facts.append(("Fix", f"{path} (pending) — {sql_body(lines)}"))
+    elif path.endswith(".sql") and is_repair_for(goal, path, lines):
+        facts.append(("Fix", f"{path} (a repair) — {sql_body(lines)}"))
     return facts
+
+
+def continued(lines: list[tuple[int, str]], number: int) -> str:
+    """The comment lines right after a marked one, without a marker of their own: the rest of its sentence."""
+    more = []
+    for n, line in lines:
+        if n <= number:
+            continue
+        comment = COMMENT.match(line) or re.match(r"^\s*(?:#|//|--|\*)\s*(.*)$", line)
+        if not comment or MARKER.search(line) or not comment.group(1).strip():
+            break
+        more.append(comment.group(1).strip())
+        if len(more) == 3:
+            break
+    return (" " + " ".join(more)) if more else ""
+
+
+def is_repair_for(goal: str, path: str, lines: list[tuple[int, str]]) -> bool:
+    """A SQL file not marked as run whose comments and name speak of the goal, and that changes data."""
+    notes = " ".join(line for _, line in lines if line.strip().startswith("--"))
+    body = sql_body(lines)
+    return bool(re.match(r"(?:UPDATE|DELETE|INSERT|ALTER)\b", body, re.I)) and not APPLIED.search(notes) and \
+        relation(goal, notes, path) >= 2
 
 
 def judge(marker: str, comment: str, goal: str, context: str = "") -> str:

@@ -44,7 +44,6 @@ FORBID_BEFORE = re.compile("|".join([
     r"(?:,|\bbut)\s+(?:never|not)\b",
     r"\b(?:avoid|avoiding|away from|stay away from|staying away from|keep away from|keep off|keep out of|steer clear of)\b",
     r"\b(?:refrain from|hands off|under no circumstances|in no case|at no time|nothing (?:goes|runs|is run))\b",
-    r"\bleave\b(?=.*\balone\b)",
     r"\b(?:forbid|forbids|prohibit|prohibits|ban|bans)\b",
 ]), re.I)
 FORBID_AFTER = re.compile("|".join([
@@ -129,13 +128,15 @@ def forbids(clause: str, target: str) -> bool:
     """Does this clause forbid ``target``? Example: ('Production must never be touched', 'production') -> True"""
     for start, end in mentions(clause, target):
         before, after = clause[:start], clause[end:]
-        if _orders_against(before) or FORBID_AFTER.search(after):
+        if _orders_against(before, after) or FORBID_AFTER.search(after):
             return True
     return False
 
 
-def _orders_against(before: str) -> bool:
+def _orders_against(before: str, after: str = "") -> bool:
     """A negation that gives an order stands before the target ('never', 'don't', 'stay away from' ...)."""
+    if re.search(r"\bleave\b(?:\s+\w+){0,3}\s*$", before, re.I) and re.match(r"^(?:\s+\w+){0,3}\s+alone\b", after, re.I):
+        return True
     if FORBID_BEFORE.search(before):
         return True
     return any((m.group(1) or "").lower() not in DESCRIBES for m in NEVER.finditer(before))
@@ -203,7 +204,7 @@ def choose_target(rules: list[str], targets: list[str], default: str | None) -> 
 
 
 _CACHE: dict[str, re.Pattern] = {}
-PLACE = r"\b(?:on|to|in|against|the|into|from|touch|use|hit|off|and|or)\s+"
+PLACE = r"\b(?:on|to|in|against|the|into|from|touch|use|hit|off|and|or|change|modify|alter|update|leave|avoid)\s+"
 
 
 def _matcher(target: str) -> re.Pattern:

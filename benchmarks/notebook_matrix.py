@@ -44,9 +44,9 @@ def run_cell(pair):
     from desk_server import DeskServer
     from notebook_matrix import execute
 
-    path, model = pair
+    path, model, keep = (*pair, None)[:3]
     with DeskServer() as server:
-        return execute(path, server, model)
+        return execute(path, server, model, keep=keep)
 
 
 def run_all(jobs: int = 1, pairs: list | None = None) -> dict:
@@ -72,8 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="notebooks at a time (each has its own server)")
     parser.add_argument("--model", action="append", help="only these model names (repeatable)")
     parser.add_argument("--notebook", action="append", help="only notebooks whose name contains this")
+    parser.add_argument("--keep", type=Path, help="a folder to write the executed notebooks into")
     args = parser.parse_args(argv)
-    pairs = [(p, m) for p, m in cells() if (not args.model or m in args.model)
+    pairs = [(p, m, args.keep) for p, m in cells() if (not args.model or m in args.model)
              and (not args.notebook or any(n in str(p) for n in args.notebook))]
     found = run_all(args.jobs, pairs)
     return 0 if found["clean"] == found["runs"] else 1

@@ -102,21 +102,17 @@ def distinct(space: list[Setting]) -> list[tuple[Setting, int]]:
 
 # ---- one run ----------------------------------------------------------------------------------
 
-_METER: Meter | None = None          # one per process: its cache makes the next run faster
-
-
 def run_one(setting: Setting, covers: int = 1) -> Outcome:
     """Run the agent as the dashboard would for ``setting``; say how it ended. Never raises."""
-    global _METER
     from harness.widgets import default_strategies
 
-    _METER = _METER or Meter()
+    meter = Meter()      # one per run, as the dashboard has: a shared one would keep every run's messages
     task = file_reading_task(rule_at_lap=setting.rule_at_lap)
     start = time.perf_counter()
     try:
         strategy = default_strategies()[setting.strategy](setting.threshold, setting.tail)
-        run = run_agent(task.request, DeskModel(window=setting.window, meter=_METER), context=strategy,
-                        remarks=task.remarks, max_laps=MAX_LAPS, meter=_METER)
+        run = run_agent(task.request, DeskModel(window=setting.window, meter=meter), context=strategy,
+                        remarks=task.remarks, max_laps=MAX_LAPS, meter=meter)
         outcome = Outcome(setting, run.stopped, len(run.laps), run.problem, covers)
         if run.stopped not in CLEAN_STOPS:
             outcome.stopped, outcome.problem = "crash", f"unknown stop {run.stopped!r}: {run.problem}"

@@ -62,8 +62,11 @@ def kernel_env(server_url: str, model_name: str, home: str) -> dict:
     return env
 
 
-def execute(path: Path, server, model_name: str, timeout: int = 300) -> NotebookRun:
-    """Run one notebook to its end against ``server`` as ``model_name``; never raises for a cell's error."""
+def execute(path: Path, server, model_name: str, timeout: int = 300, keep: Path | None = None) -> NotebookRun:
+    """Run one notebook to its end against ``server`` as ``model_name``; never raises for a cell's error.
+
+    ``keep`` is a folder to write the executed notebook into (to read what it printed).
+    """
     record = NotebookRun(label(path), model_name)
     before, counted_before = len(server.requests), server.count("/count_tokens")
     notebook = nbformat.read(path, as_version=4)
@@ -77,6 +80,9 @@ def execute(path: Path, server, model_name: str, timeout: int = 300) -> Notebook
         for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
             if output.output_type == "error":
                 record.errors.append(f"cell {number}: {output.ename}: {output.evalue}"[:400])
+    if keep:
+        keep.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, keep / f"{path.parent.name}__{path.stem}__{model_name}.ipynb")
     record.requests = len(server.requests) - before
     record.counted = server.count("/count_tokens") - counted_before
     return record

@@ -1,0 +1,74 @@
+"""Sentences about a finished run, computed from its lap records -- so a notebook never states an outcome
+the model did not produce.
+
+A lesson's prose may say what the offline model *usually* does; what *this* run did (with the desk model,
+with Claude, with any model) is printed by these functions:
+
+* ``how_it_ended(run)``            -- "It answered at lap 20." / "It hit the wall at lap 10: ..."
+* ``where_the_fix_went(run, rule)`` -- "The fix went to staging, with the rule on the desk at that lap."
+* ``what_became_of(rule, run)``    -- "The rule was on every desk." / "The rule left the desk at lap 7."
+
+Left out: judging whether an answer is *right*; these say what happened, not whether it was wise.
+"""
+
+from __future__ import annotations
+
+from harness.loop import Lap, Run
+from harness.plots import where_on_desk
+
+
+def how_it_ended(run: Run) -> str:
+    """One sentence on why the run stopped. Example: -> "It hit the wall at lap 10: Context overflow: ..." """
+    last = len(run.laps)
+    if run.stopped == "answered":
+        return f"It answered at lap {last}" + (" without calling a single tool." if last == 1 else ".")
+    if run.stopped == "overflow":
+        return f"It hit the wall at lap {last}: the request no longer fit the window, and the run stopped mid-task."
+    if run.stopped == "compaction_failed":
+        return f"It stopped at lap {last}: the summary call kept failing ({run.problem.split('(')[-1].rstrip(').')})."
+    if run.stopped == "max_laps":
+        return f"It was still working when the lap limit ended the run, after {last} laps, with no final answer."
+    return f"It stopped at lap {last} ({run.stopped}): {run.problem}"
+
+
+def fix_lap(run: Run) -> Lap | None:
+    """The lap whose SQL is the one on record (the last statement the toolbox accepted), or None."""
+    if not run.toolbox.sql_log:
+        return None
+    target = run.toolbox.sql_log[-1]["target"]
+    return next((lap for lap in reversed(run.laps)
+                 if any(a.startswith(f"run_sql {target} ") or a == f"run_sql {target}" for a in lap.actions)), None)
+
+
+def where_the_fix_went(run: Run, rule: str | None = None) -> str:
+    """Where the SQL went and, given the rule, whether the rule was in view when it did.
+
+    Example: -> "The fix went to production (flagged), at lap 24; the rule was not on that lap's desk."
+    """
+    if not run.toolbox.sql_log:
+        return "No fix was applied: the agent never ran any SQL."
+    entry, lap = run.toolbox.sql_log[-1], fix_lap(run)
+    flag = " (flagged)" if entry["flagged"] else ""
+    sentence = f"The fix went to {entry['target']}{flag}" + (f", at lap {lap.number}" if lap else "")
+    if rule is None or lap is None:
+        return sentence + "."
+    zone = where_on_desk(lap, rule)
+    return sentence + (f"; the rule was on that lap's desk (in the {zone})." if zone
+                       else "; the rule was not on that lap's desk.")
+
+
+def what_became_of(rule: str, run: Run) -> str:
+    """Whether ``rule`` stayed on the desk. Example: -> "The rule was on the desk from lap 1; it left at lap 7." """
+    on = [lap.number for lap in run.laps if where_on_desk(lap, rule)]
+    if not run.laps:
+        return "No lap ran, so no desk was sent."
+    if not on:
+        return "The rule was on none of the desks sent."
+    if len(on) == len(run.laps):
+        return "The rule was on every desk sent."
+    gone = [lap.number for lap in run.laps if lap.number > on[0] and lap.number not in on]
+    sentence = f"The rule was on the desk from lap {on[0]}"
+    if not gone:
+        return sentence + " to the end."
+    back = any(n > gone[0] for n in on)
+    return sentence + f"; it left at lap {gone[0]}" + (", and came back later." if back else " and never came back.")

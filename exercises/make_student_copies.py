@@ -6,8 +6,8 @@ For each ``exercises/solutions/NN_name.ipynb`` this writes ``exercises/NN_name.i
   (an indented block) the stub is ``raise NotImplementedError("Your code here")`` at the same indent;
   at the top level, where the answer is a value (``PROMPT = "..."``), every name the block assigns
   becomes ``NAME = None  # your answer``. The marker lines stay, so students see which lines to change.
-* links are re-based: a solution links ``../../notebooks/...`` (it sits one folder deeper); the copy
-  links ``../notebooks/...``.
+* links are re-based: a solution sits one folder deeper, so each relative link loses one ``../``
+  (``../../notebooks/...`` becomes ``../notebooks/...``, ``../checks/...`` becomes ``checks/...``).
 * outputs and execution counts are stripped (they are stripped in the solutions too).
 
     python exercises/make_student_copies.py           # write the copies
@@ -87,7 +87,7 @@ def student_copy(solution: nbformat.NotebookNode, name: str = "") -> nbformat.No
         if cell.cell_type == "code":
             cell.source = stub_source(cell.source, f"{name}, cell {number}")
         elif cell.cell_type == "markdown":
-            cell.source = cell.source.replace("](../../", "](../")
+            cell.source = cell.source.replace("](../", "](")     # one folder up: one "../" fewer
     return strip_outputs(notebook)
 
 

@@ -1,8 +1,11 @@
-"""The exercises: solutions pass every check, stubs say "not done yet", typical wrong answers get a hint.
+"""The exercises: solutions pass every check, stubs say "not done yet", wrong answers get the right hint.
 
 Each notebook is executed once, headless, in its own kernel (all ten at the same time, to keep the
-file fast on a small machine). The wrong answers below are the mistakes students really make, kept
-as small functions; each must be rejected by its check with a hint that names the idea it missed.
+file fast on a small machine). ``CORPUS`` holds the wrong answers -- the mistakes students make and
+the ones a careful grader tries (empty inputs, exact fits, mutated inputs, formats, return values,
+a write that fails half way) -- as small functions or values; each must be rejected by its check with
+a hint that names the mistake. ``RIGHT_ANSWERS`` are correct answers unlike the solutions, which must
+pass: the checks test the behaviour asked for, not one way of writing it.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import pytest
 from nbclient import NotebookClient
 
 from harness.context import DROPPED_NOTICE
-from harness.messages import safe_cuts, text_of, tool_results, user
-from harness.prompts import NAIVE_PROMPT
+from harness.messages import blocks_of, safe_cuts, text_of, tool_results, user
+from harness.prompts import COMPACTION_TEMPLATE, NAIVE_PROMPT
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "exercises"
@@ -172,9 +175,30 @@ def test_links_point_at_the_lesson_and_the_slides_from_either_folder():
             targets = {(folder / link).resolve() for link in links if not link.startswith("http")}
             assert ROOT / "notebooks" / f"{LESSONS[name[:2]]}.ipynb" in targets, (folder, links)
             assert ROOT / "slides" in targets, (folder, links)
+            assert all(t.exists() for t in {Path(str(t).split("#")[0]) for t in targets}), (folder, links)
 
 
-# ---- typical wrong answers, each rejected with a relevant hint ----------------------------------------
+def test_each_exercise_has_its_own_check_module_and_shares_only_common():
+    """A student who opens the checks of exercise 03 reads ex03 and, at most, the shared helpers."""
+    modules = sorted((EXERCISES / "checks").glob("ex[0-9][0-9]_*.py"))
+    assert [m.name[2:4] for m in modules] == ["01", "02", "03", "04", "05"]
+    for module in modules:
+        text = module.read_text(encoding="utf-8")
+        assert not re.search(r"from \.ex\d\d|import ex\d\d", text), f"{module.name} imports another exercise"
+        assert len(text.splitlines()) < 500, f"{module.name} is too long to read in one sitting"
+    for name in NAMES:
+        text = "\n".join(c.source for c in nbformat.read(EXERCISES / f"{name}.ipynb", as_version=4).cells)
+        assert f"checks/ex{name[:2]}_" in text, f"{name} does not point at its own check module"
+
+
+def test_every_exercise_says_what_is_for_class_and_what_is_homework():
+    for name in NAMES:
+        intro = nbformat.read(EXERCISES / "solutions" / f"{name}.ipynb", as_version=4).cells[0].source
+        assert "in class" in intro and "homework" in intro, name
+        assert re.search(r"\d+ min", intro), name
+
+
+# ---- verdict helpers ------------------------------------------------------------------------------------
 
 def verdict(check, *answer) -> tuple[bool, str]:
     out = io.StringIO()
@@ -186,52 +210,141 @@ def verdict(check, *answer) -> tuple[bool, str]:
 def rejected(check, *answer, hint: str):
     result, printed = verdict(check, *answer)
     assert result is False, printed
-    line = next(line for line in printed.splitlines() if line.startswith("FAIL:"))
-    assert hint.lower() in line.split("Hint:", 1)[1].lower(), line
+    lines = [line for line in printed.splitlines() if line.startswith("FAIL:")]
+    assert len(lines) == 1, printed
+    assert hint.lower() in lines[0].split("Hint:", 1)[1].lower(), lines[0]
 
 
-# 01 --------------------------------------------------------------------------------------------------
+_NAMESPACES: dict = {}
+
+
+def solution(name: str, function: str):
+    """A function or value from a solution notebook (its definition cells only, run in a fresh namespace)."""
+    if name not in _NAMESPACES:
+        namespace = {"checks": checks}
+        book = nbformat.read(EXERCISES / "solutions" / f"{name}.ipynb", as_version=4)
+        for cell in book.cells:
+            if cell.cell_type != "code" or "checks.check_" in cell.source:
+                continue
+            if "def " in cell.source or make_student_copies.BEGIN in cell.source:
+                exec(cell.source, namespace)
+            else:                   # a demo cell: only its imports, which the definitions may use
+                exec("\n".join(x for x in cell.source.splitlines() if x.startswith(("from ", "import "))), namespace)
+        _NAMESPACES[name] = namespace
+    return _NAMESPACES[name][function]
+
+
+def sol_sliding(messages, budget, counter):
+    return solution("02_sliding_window", "sliding_window")(messages, budget, counter)
+
+
+def sol_split(messages, keep):
+    return solution("03_three_zones", "split_zones")(messages, keep)
+
+
+def chars(messages):
+    return sum(len(text_of(m)) for m in messages)
+
+
+# ---- 01: tokens_of, the prediction, smallest_window --------------------------------------------------------
 
 def tokens_counting_words(messages):
     return sum(len(text_of(m).split()) for m in messages)
 
 
 def tokens_counting_characters(messages):
-    return sum(len(text_of(m)) for m in messages)
+    return chars(messages)
 
 
 def tokens_of_text_blocks_only(messages):
-    blocks = [b for m in messages for b in
-              ([{"type": "text", "text": m["content"]}] if isinstance(m["content"], str) else m["content"])]
-    return sum(len(b.get("text", "")) for b in blocks if b.get("type") == "text") // 4
+    return sum(len(b.get("text", "")) for m in messages for b in blocks_of(m) if b.get("type") == "text") // 4
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (tokens_counting_words, "counting words"),
-    (tokens_counting_characters, "divide it by 4"),
-    (tokens_of_text_blocks_only, "every tool_result"),
-])
-def test_tokens_of_wrong_answers(wrong, hint):
-    rejected(checks.check_tokens_of, wrong, hint=hint)
+def tokens_without_tool_inputs(messages):
+    """Counts text and results, and only the name of each tool call: a write_file's file is missed."""
+    total = 0
+    for m in messages:
+        for b in blocks_of(m):
+            total += len(b["text"]) if b["type"] == "text" else len(b["name"]) if b["type"] == "tool_use" else \
+                len(text_of({"role": "user", "content": [b]}))
+    return total // 4
 
 
-@pytest.mark.parametrize("guess, hint", [(5, "growth of the last probe laps"), (20, "how many more laps fit"),
-                                         ("11", "whole lap number")])
-def test_overflow_prediction_wrong_answers(guess, hint):
-    rejected(checks.check_overflow_prediction, guess, 6000, hint=hint)
+def tokens_counting_bytes(messages):
+    return sum(len(text_of(m).encode("utf-8")) for m in messages) // 4
 
 
-# 02 --------------------------------------------------------------------------------------------------
+def tokens_rounding_up_per_message(messages):
+    return sum(-(-len(text_of(m)) // 4) for m in messages)
+
+
+def tokens_rounding_down_per_message(messages):
+    return sum(len(text_of(m)) // 4 for m in messages)
+
+
+def tokens_with_overhead(messages):
+    return sum(len(text_of(m)) // 4 + 4 for m in messages)
+
+
+def tokens_of_the_json(messages):
+    import json
+    return sum(len(json.dumps(m)) for m in messages) // 4
+
+
+def tokens_crashing_on_empty(messages):
+    first = messages[0]                       # "there is always a request"
+    return (len(text_of(first)) + chars(messages[1:])) // 4
+
+
+def tokens_without_return(messages):
+    chars(messages) // 4
+
+
+def tokens_emptying_the_list(messages):
+    total = 0
+    while messages:
+        total += len(text_of(messages.pop()))
+    return total // 4
+
+
+def tokens_counting_the_list(messages):
+    return 1 + chars(messages) // 4
+
+
+def window_from_the_bill(laps):
+    return sum(lap.billed_input for lap in laps)
+
+
+def window_from_the_first_lap(laps):
+    return laps[0].assembled_tokens
+
+
+def window_with_an_output_reserve(laps):
+    return max(lap.assembled_tokens for lap in laps) + 1024
+
+
+def window_counting_laps(laps):
+    return len(laps)
+
+
+def smallest_window_without_return(laps):
+    max(lap.assembled_tokens for lap in laps)
+
+
+def window_popping_the_last_lap(laps):
+    return laps.pop().assembled_tokens
+
+
+# ---- 02: the windows --------------------------------------------------------------------------------------
 
 def window_popping_from_the_front(messages, budget, counter):
     """Drops the oldest message, one at a time: may keep a tool_result whose tool_use is gone."""
     if sum(counter(m) for m in messages) <= budget:
         return list(messages)
-    notice = user(DROPPED_NOTICE)
     kept = list(messages)
-    while kept and sum(counter(m) for m in [notice] + kept) > budget:
+    while kept and sum(counter(m) for m in [user(DROPPED_NOTICE)] + kept) > budget:
         kept.pop(0)
-    return [notice] + kept
+    return [user(DROPPED_NOTICE)] + kept if kept else []
 
 
 def window_without_a_notice(messages, budget, counter):
@@ -248,43 +361,68 @@ def window_keeping_the_oldest(messages, budget, counter):
     return messages[:max(fits)]           # whole turns, from the front: the request stays, the newest go
 
 
+def _walk(messages, room, counter, fits=lambda size, room: size <= room):
+    start = len(messages)
+    for cut in reversed(safe_cuts(messages)[:-1]):
+        if not fits(sum(counter(m) for m in messages[cut:]), room):
+            break
+        start = cut
+    return start
+
+
 def window_not_counting_its_notice(messages, budget, counter):
     if sum(counter(m) for m in messages) <= budget:
         return list(messages)
-    start = len(messages)
-    for cut in reversed(safe_cuts(messages)[:-1]):
-        if sum(counter(m) for m in messages[cut:]) > budget:
-            break
-        start = cut
+    start = _walk(messages, budget, counter)
+    return [user(DROPPED_NOTICE)] + messages[start:] if start < len(messages) else []
+
+
+def window_strict_when_all_fits(messages, budget, counter):
+    if sum(counter(m) for m in messages) < budget:          # < where <= belongs
+        return list(messages)
+    return sol_sliding(messages, budget - 1, counter) if budget else []
+
+
+def window_strict_in_the_walk(messages, budget, counter):
+    if sum(counter(m) for m in messages) <= budget:
+        return list(messages)
+    room = budget - counter(user(DROPPED_NOTICE))
+    start = _walk(messages, room, counter, fits=lambda size, room: size < room)
+    return [user(DROPPED_NOTICE)] + messages[start:] if start < len(messages) else []
+
+
+def window_reading_zero_as_no_limit(messages, budget, counter):
+    if not budget:
+        return list(messages)
+    return sol_sliding(messages, budget, counter)
+
+
+def window_keeping_an_oversize_newest_turn(messages, budget, counter):
+    if sum(counter(m) for m in messages) <= budget:
+        return list(messages)
+    room = budget - counter(user(DROPPED_NOTICE))
+    start = min(_walk(messages, room, counter), safe_cuts(messages)[-2])   # "always keep the newest turn"
     return [user(DROPPED_NOTICE)] + messages[start:]
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (window_popping_from_the_front, "never between a call and its result"),
-    (window_without_a_notice, "start with a user message"),
-    (window_keeping_the_oldest, "NEWEST"),
-    (window_not_counting_its_notice, "the notice"),
-])
-def test_sliding_window_wrong_answers(wrong, hint):
-    rejected(checks.check_sliding_window, wrong, hint=hint)
+def window_sending_a_lone_notice(messages, budget, counter):
+    return sol_sliding(messages, budget, counter) or ([user(DROPPED_NOTICE)] if messages else [])
 
 
-def _solution(name: str, function: str):
-    """A function from a solution notebook, run in a fresh namespace (to build wrong answers on top of)."""
-    book = nbformat.read(EXERCISES / "solutions" / f"{name}.ipynb", as_version=4)
-    namespace = {"checks": checks}
-    for cell in book.cells:
-        if cell.cell_type == "code" and f"def {function}(" in cell.source:
-            exec(cell.source, namespace)
-    return namespace[function]
+def window_crashing_on_empty(messages, budget, counter):
+    request = messages[0]
+    return [request] + messages[1:] if sum(counter(m) for m in messages) <= budget else \
+        sol_sliding(messages, budget, counter)
 
 
-def pinned_window_that_forgets_the_head(messages, budget, counter):
-    return _solution("02_sliding_window", "sliding_window")(messages, budget, counter)
+def window_popping_the_callers_list(messages, budget, counter):
+    while messages and sum(counter(m) for m in messages) > budget:
+        messages.pop(0)
+    return sol_sliding(list(messages), budget, counter)
 
 
-def pinned_window_over_budget(messages, budget, counter):
-    return messages[:1] + _solution("02_sliding_window", "sliding_window")(messages[1:], budget, counter)
+def window_without_return(messages, budget, counter):
+    sol_sliding(messages, budget, counter)
 
 
 def first_lap_counted_from_zero(laps, text):
@@ -305,55 +443,172 @@ def first_lap_that_dropped_anything(laps, text):
     return next((lap.number for lap in laps if lap.kind == "drop"), None)
 
 
-@pytest.mark.parametrize("check, wrong, hint", [
-    (checks.check_pinned_window, pinned_window_that_forgets_the_head, "pin the head"),
-    (checks.check_pinned_window, pinned_window_over_budget, "pinned head"),
-    (checks.check_first_lap_without, first_lap_counted_from_zero, "lap.number"),
-    (checks.check_first_lap_without, first_lap_missing_at_all, "had not been given yet"),
-    (checks.check_first_lap_without, first_lap_that_dropped_anything, "still on the desk"),
-])
-def test_window_and_lap_wrong_answers(check, wrong, hint):
-    rejected(check, wrong, hint=hint)
+def lap_after_the_last_lap_with_it(laps, text):
+    holding = [i for i, lap in enumerate(laps) if any(text in text_of(m).lower() for m in lap.sent)]
+    if not holding or holding[-1] + 1 >= len(laps):
+        return None
+    return laps[holding[-1] + 1].number
 
 
-# 03 --------------------------------------------------------------------------------------------------
+def first_lap_case_sensitive(laps, text):
+    seen = False
+    for lap in laps:
+        if any(text in text_of(m) for m in lap.sent):
+            seen = True
+        elif seen:
+            return lap.number
+    return None
 
-def split_with_a_naive_tail(messages, keep_recent):
-    cut = max(1, len(messages) - keep_recent)
+
+def first_lap_reading_only_plain_strings(laps, text):
+    seen = False
+    for lap in laps:
+        if any(isinstance(m["content"], str) and text in m["content"].lower() for m in lap.sent):
+            seen = True
+        elif seen:
+            return lap.number
+    return None
+
+
+def first_lap_crashing_without_laps(laps, text):
+    assert laps[0].number == 1
+    return solution("02_sliding_window", "first_lap_without")(laps, text)
+
+
+def first_lap_as_a_yes_or_no(laps, text):
+    return solution("02_sliding_window", "first_lap_without")(laps, text) is not None
+
+
+def pinned_window_that_forgets_the_head(messages, budget, counter):
+    return sol_sliding(messages, budget, counter)
+
+
+def pinned_window_over_budget(messages, budget, counter):
+    return messages[:1] + sol_sliding(messages[1:], budget, counter)
+
+
+def pinned_window_crashing_on_empty(messages, budget, counter):
+    return [messages[0]] + sol_sliding(messages[1:], budget - counter(messages[0]), counter)
+
+
+def pinned_window_dropping_a_lonely_head(messages, budget, counter):
+    desk = messages[:1] + sol_sliding(messages[1:], budget - sum(counter(m) for m in messages[:1]), counter)
+    return desk if len(desk) > 1 or len(messages) < 2 else []
+
+
+def pinned_window_popping_the_head(messages, budget, counter):
+    head = messages.pop(0) if messages else None
+    return ([head] + sol_sliding(messages, budget - counter(head), counter)) if head else []
+
+
+def remarks_window_forgetting_remarks(messages, budget, counter):
+    return solution("02_sliding_window", "pinned_window")(messages, budget, counter)
+
+
+def remarks_window_not_counting_the_remarks(messages, budget, counter):
+    if sum(counter(m) for m in messages) <= budget:
+        return list(messages)
+    rest = solution("02_sliding_window", "pinned_window")(messages, budget, counter)
+    kept = [m for m in rest[1:] if m in messages]
+    start = len(messages) - len(kept)
+    said = [b["text"] for m in messages[1:start] if m["role"] == "user" for b in blocks_of(m) if b["type"] == "text"]
+    return messages[:1] + [user(DROPPED_NOTICE + " " + " ".join(said))] + kept
+
+
+def remarks_window_crashing_on_empty(messages, budget, counter):
+    head = messages[0]
+    return solution("02_sliding_window", "remarks_window")([head] + messages[1:], budget, counter)
+
+
+# ---- 03: zones, compact, prompts ----------------------------------------------------------------------
+
+def split_with_a_naive_tail(messages, keep):
+    cut = max(1, len(messages) - keep)
     return messages[:1], messages[1:cut], messages[cut:]
 
 
-def split_with_two_messages_in_the_head(messages, keep_recent):
-    cut = max(2, len(messages) - keep_recent)
+def split_with_two_messages_in_the_head(messages, keep):
+    cut = max(2, len(messages) - keep)
     while cut < len(messages) and tool_results(messages[cut]):
         cut -= 1
     return messages[:2], messages[2:cut], messages[cut:]
 
 
-def split_moving_the_cut_forward(messages, keep_recent):
-    cut = max(1, len(messages) - keep_recent)
+def split_moving_the_cut_forward(messages, keep):
+    cut = max(1, len(messages) - keep)
     while cut < len(messages) and tool_results(messages[cut]):
         cut += 1
     return messages[:1], messages[1:cut], messages[cut:]
 
 
-def compact_that_summarizes_the_request(messages, summarize, keep_recent):
-    head, middle, tail = checks._reference_split(messages, keep_recent)
-    return [user("[Summary]\n" + summarize(head + middle))] + tail if middle else list(messages)
+def split_counting_turns(messages, keep):
+    return sol_split(messages, 2 * keep)              # keep_messages read as turns of two messages
 
 
-def compact_as_an_assistant_message(messages, summarize, keep_recent):
-    head, middle, tail = checks._reference_split(messages, keep_recent)
+def split_crashing_on_empty(messages, keep):
+    request = messages[0]
+    return sol_split([request] + messages[1:], keep)
+
+
+def split_with_negative_slices(messages, keep):
+    tail = messages[-keep:]                  # keep=0 makes the tail the whole history
+    while tail and tool_results(tail[0]) and len(tail) < len(messages) - 1:
+        tail = messages[-(len(tail) + 1):]
+    return messages[:1], messages[1:len(messages) - len(tail)], tail
+
+
+def compact_that_summarizes_the_request(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
+    return [user("[Summary of earlier work]\n" + summarize(head + middle))] + tail if middle else list(messages)
+
+
+def compact_as_an_assistant_message(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
     if not middle:
         return list(messages)
     return head + [{"role": "assistant", "content": [{"type": "text", "text": summarize(middle)}]}] + tail
 
 
-def compact_that_keeps_the_middle(messages, summarize, keep_recent):
-    head, middle, tail = checks._reference_split(messages, keep_recent)
+def compact_that_keeps_the_middle(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
     if not middle:
         return list(messages)
-    return head + middle + [user("[Summary]\n" + summarize(middle))] + tail
+    return head + middle + [user("[Summary of earlier work]\n" + summarize(middle))] + tail
+
+
+def compact_with_the_card_after_the_tail(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
+    if not middle:
+        return list(messages)
+    return head + tail + [user("[Summary of earlier work]\n" + summarize(middle))]
+
+
+def compact_without_a_header(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
+    return head + [user(summarize(middle))] + tail if middle else list(messages)
+
+
+def compact_with_the_header_on_the_same_line(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
+    return head + [user("[Summary of earlier work] " + summarize(middle))] + tail if middle else list(messages)
+
+
+def compact_splicing_the_callers_list(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
+    if middle:
+        messages[1:1 + len(middle)] = [user("[Summary of earlier work]\n" + summarize(middle))]
+    return messages
+
+
+def compact_without_return(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
+    if middle:
+        head + [user("[Summary of earlier work]\n" + summarize(middle))] + tail
+
+
+def compact_summarizing_an_empty_middle(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
+    return head + [user("[Summary of earlier work]\n" + summarize(middle))] + tail if messages else []
 
 
 NO_CONSTRAINTS_PROMPT = """Summarize the session into notes, in at most {max_words} words:
@@ -363,31 +618,13 @@ NO_CONSTRAINTS_PROMPT = """Summarize the session into notes, in at most {max_wor
 <transcript>
 {transcript}
 </transcript>"""
-TIGHT_PROMPT = NO_CONSTRAINTS_PROMPT.replace("{max_words} words", "12 words").replace(
+TINY_LIMIT_PROMPT = NO_CONSTRAINTS_PROMPT.replace("{max_words} words", "12 words").replace(
     "- Facts", "- Standing constraints: every rule, word for word.\n- Facts")
 UNTAGGED_PROMPT = "Summarize this, keeping every rule the user gave:\n{transcript}"
 BRACES_PROMPT = "Summarize as JSON like {\"goal\": ...}:\n<transcript>\n{transcript}\n</transcript>"
 
 
-@pytest.mark.parametrize("check, wrong, hint", [
-    (checks.check_split_zones, split_with_a_naive_tail, "move the boundary back one message"),
-    (checks.check_split_zones, split_with_two_messages_in_the_head, "the request alone"),
-    (checks.check_split_zones, split_moving_the_cut_forward, "or one more"),
-    (checks.check_compact, compact_that_summarizes_the_request, "summarize only the middle"),
-    (checks.check_compact, compact_as_an_assistant_message, "user message"),
-    (checks.check_compact, compact_that_keeps_the_middle, "ONE summary message"),
-    pytest.param(checks.check_compaction_prompt, NAIVE_PROMPT, "standing-constraints", id="naive prompt"),
-    pytest.param(checks.check_compaction_prompt, NO_CONSTRAINTS_PROMPT, "standing-constraints",
-                 id="prompt without a constraints section"),
-    pytest.param(checks.check_compaction_prompt, TIGHT_PROMPT, "word limit", id="prompt with a tiny limit"),
-    pytest.param(checks.check_compaction_prompt, UNTAGGED_PROMPT, "<transcript>", id="prompt without tags"),
-    pytest.param(checks.check_compaction_prompt, BRACES_PROMPT, "doubled", id="prompt with stray braces"),
-])
-def test_three_zone_wrong_answers(check, wrong, hint):
-    rejected(check, wrong, hint=hint)
-
-
-# 04 --------------------------------------------------------------------------------------------------
+# ---- 04: the fold loop, the bill, the sweep -----------------------------------------------------------
 
 def summary_that_grows(events, fold, chunk_size=4, summary=""):
     for start in range(0, len(events), chunk_size):
@@ -413,6 +650,24 @@ def fold_every_event(events, fold, chunk_size=4, summary=""):
     return summary
 
 
+def fold_emptying_the_events(events, fold, chunk_size=4, summary=""):
+    while events:
+        summary = fold(summary, events[:chunk_size])
+        del events[:chunk_size]
+    return summary
+
+
+def fold_without_return(events, fold, chunk_size=4, summary=""):
+    for start in range(0, len(events), chunk_size):
+        summary = fold(summary, events[start:start + chunk_size])
+
+
+def fold_forgetting_the_summary_when_idle(events, fold, chunk_size=4, summary=""):
+    if not events:
+        return ""
+    return solution("04_running_summary", "running_summary")(events, fold, chunk_size, summary)
+
+
 def bill_of_the_desk_only(laps):
     return sum(lap.assembled_tokens for lap in laps), sum(lap.raw_tokens for lap in laps)
 
@@ -429,39 +684,30 @@ def bill_the_wrong_way_round(laps):
     return sum(lap.raw_tokens for lap in laps), sum(lap.billed_input for lap in laps)
 
 
-@pytest.mark.parametrize("check, wrong, hint", [
-    (checks.check_running_summary, summary_that_grows, "grows with the history"),
-    (checks.check_running_summary, fold_everything_so_far, "only the NEW chunk"),
-    (checks.check_running_summary, fold_forgetting_the_summary, "previous summary"),
-    (checks.check_running_summary, fold_every_event, "one fold per chunk"),
-    (checks.check_token_bill, bill_of_the_desk_only, "summary calls are billed too"),
-    (checks.check_token_bill, bill_of_the_last_lap, "SUM of lap.raw_tokens"),
-    (checks.check_token_bill, bill_summing_running_totals, "running total"),
-    (checks.check_token_bill, bill_the_wrong_way_round, "wrong way round"),
-])
-def test_running_summary_wrong_answers(check, wrong, hint):
-    rejected(check, wrong, hint=hint)
+def bill_crashing_without_laps(laps):
+    return laps[-1].total_input, sum(lap.raw_tokens for lap in laps)
 
 
-# 05 --------------------------------------------------------------------------------------------------
+def bill_as_a_list(laps):
+    return [sum(lap.billed_input for lap in laps), sum(lap.raw_tokens for lap in laps)]
+
+
+def settings(pair):
+    def cheapest_settings(window, task):
+        return pair
+    cheapest_settings.__name__ = f"always_{pair}"
+    return cheapest_settings
+
+
+# ---- 05: memory and promote ------------------------------------------------------------------------------
 
 RULE_LINE = "- Never touch production: database changes go to staging only."
 WHERE_LINES = ("- Login code: app/auth.py. Data fixes: SQL files in migrations/.\n"
                "- Pending migrations say `-- status: pending`.")
-
-
 TOO_LONG = "\n".join([RULE_LINE, WHERE_LINES] + [f"- Module {n} does thing {n}." for n in range(4)])
-
-
-@pytest.mark.parametrize("memory, budget, hint", [
-    (TOO_LONG, 150, "four lines"),
-    (WHERE_LINES, 100, "standing rule must be in memory"),
-    (RULE_LINE, 100, "where things live"),
-    (RULE_LINE + "\n" + WHERE_LINES, 2000, "every turn"),
-    (RULE_LINE + "\n" + WHERE_LINES, 10, "trim it"),
-])
-def test_memory_wrong_answers(memory, budget, hint):
-    rejected(checks.check_memory, memory, budget, hint=hint)
+FRIDAY_RULE = "- Never deploy on Fridays.\n" + WHERE_LINES
+NEUTRAL_MENTION = "- The email fix has not reached production yet.\n" + WHERE_LINES
+NEW_READING = "needs the new desk-model rule reading"
 
 
 def _constraints(summary):
@@ -476,41 +722,307 @@ def _constraints(summary):
     return lines
 
 
+def _old(path):
+    return path.read_text() if path.exists() else ""
+
+
 def promote_the_whole_summary(summary, memory_path):
     path = Path(memory_path)
-    old = path.read_text() if path.exists() else ""
+    old = _old(path)
     path.write_text(old + ("" if not old or old.endswith("\n") else "\n") + summary + "\n")
+    return summary.splitlines()
 
 
 def promote_without_checking(summary, memory_path):
     path = Path(memory_path)
-    old = path.read_text() if path.exists() else ""
-    glue = "" if not old or old.endswith("\n") else "\n"
-    path.write_text(old + glue + "".join(f"{r}\n" for r in _constraints(summary)))
+    old = _old(path)
+    with open(path, "a") as file:
+        file.write(("" if not old or old.endswith("\n") else "\n") + "".join(f"{r}\n" for r in _constraints(summary)))
+    return _constraints(summary)
 
 
 def promote_by_overwriting(summary, memory_path):
     Path(memory_path).write_text("".join(f"{r}\n" for r in _constraints(summary)))
+    return _constraints(summary)
 
 
 def promote_gluing_onto_the_last_line(summary, memory_path):
     path = Path(memory_path)
-    old = path.read_text() if path.exists() else ""
+    old = _old(path)
     held = {line.strip() for line in old.splitlines()}
-    path.write_text(old + "".join(f"{r}\n" for r in _constraints(summary) if r not in held))
+    new = [r for r in _constraints(summary) if r not in held]
+    with open(path, "a") as file:
+        file.write("".join(f"{r}\n" for r in new))
+    return new
 
 
-@pytest.mark.parametrize("wrong, hint", [
-    (promote_the_whole_summary, "only the standing-constraints lines"),
-    (promote_without_checking, "duplicate"),
-    (promote_by_overwriting, "never overwrite"),
-    (promote_gluing_onto_the_last_line, "newline"),
-])
-def test_promote_wrong_answers(wrong, hint):
-    rejected(checks.check_promote, wrong, hint=hint)
+def _promote_lines(summary, memory_path, pick, write="append", give_back=lambda added, rules: added):
+    """A promote with one part swapped: how lines are picked, how the file is written, what is returned."""
+    path = Path(memory_path)
+    old = _old(path)
+    held = {line.strip().lstrip("- ").strip() for line in old.splitlines()}
+    rules = pick(summary)
+    added = [r for r in dict.fromkeys(rules) if r[2:].strip() not in held]
+    glue = "" if not old or old.endswith("\n") else "\n"
+    if added and write == "append":
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(glue + "\n".join(added) + "\n")
+    elif added:
+        path.write_text(old + glue + "\n".join(added) + "\n", encoding="utf-8")   # empties the file first
+    return give_back(added, rules)
 
 
-# ---- a check never raises ------------------------------------------------------------------------------
+KEYWORDS = re.compile(r"\b(never|not|no|always|only|don't|must)\b", re.I)
+
+
+def promote_by_keywords_anywhere(summary, memory_path):
+    pick = lambda s: ["- " + line.strip().lstrip("- ") for line in s.splitlines()   # noqa: E731
+                      if KEYWORDS.search(line) and not line.startswith("Goal")]
+    return _promote_lines(summary, memory_path, pick)
+
+
+def promote_by_keywords_under_the_heading(summary, memory_path):
+    return _promote_lines(summary, memory_path, lambda s: [r for r in _constraints(s) if KEYWORDS.search(r)])
+
+
+def promote_with_write_text(summary, memory_path):
+    return _promote_lines(summary, memory_path, _constraints, write="write_text")
+
+
+def promote_returning_nothing(summary, memory_path):
+    _promote_lines(summary, memory_path, _constraints)
+
+
+def promote_returning_every_rule(summary, memory_path):
+    return _promote_lines(summary, memory_path, _constraints, give_back=lambda added, rules: rules)
+
+
+def promote_returning_bare_text(summary, memory_path):
+    return _promote_lines(summary, memory_path, _constraints, give_back=lambda added, rules: [a[2:] for a in added])
+
+
+# ---- the corpus: each wrong answer, its check, and the hint it must get ---------------------------------------
+
+def wrong(check, answer, hint, name=None, marks=()):
+    args = answer if isinstance(answer, tuple) else (answer,)
+    label = name or getattr(answer, "__name__", None) or hint
+    return pytest.param(check, args, hint, id=f"{check.__name__[6:]}: {label}", marks=marks)
+
+
+C = checks
+CORPUS = [
+    # 01
+    wrong(C.check_tokens_of, tokens_counting_words, "counting words"),
+    wrong(C.check_tokens_of, tokens_counting_characters, "divide it by 4"),
+    wrong(C.check_tokens_of, tokens_of_text_blocks_only, "every tool_result"),
+    wrong(C.check_tokens_of, tokens_without_tool_inputs, "input of every tool_use"),
+    wrong(C.check_tokens_of, tokens_counting_bytes, "UTF-8 bytes"),
+    wrong(C.check_tokens_of, tokens_rounding_up_per_message, "round up each message"),
+    wrong(C.check_tokens_of, tokens_rounding_down_per_message, "round down each message"),
+    wrong(C.check_tokens_of, tokens_with_overhead, "per-message overhead"),
+    wrong(C.check_tokens_of, tokens_of_the_json, "JSON of the whole message"),
+    wrong(C.check_tokens_of, tokens_crashing_on_empty, "it holds 0 tokens"),
+    wrong(C.check_tokens_of, tokens_without_return, "end the function with `return`"),
+    wrong(C.check_tokens_of, tokens_emptying_the_list, "only read the messages"),
+    wrong(C.check_tokens_of, tokens_counting_the_list, "add nothing for the list itself"),
+    wrong(C.check_overflow_prediction, (5, 6000), "growth of the last probe laps", "lap 5"),
+    wrong(C.check_overflow_prediction, (20, 6000), "how many more laps fit", "lap 20"),
+    wrong(C.check_overflow_prediction, ("11", 6000), "whole lap number", "the text '11'"),
+    wrong(C.check_smallest_window, window_from_the_bill, "bill of the whole run"),
+    wrong(C.check_smallest_window, window_from_the_first_lap, "the emptiest desk"),
+    wrong(C.check_smallest_window, window_with_an_output_reserve, "add no reserve"),
+    wrong(C.check_smallest_window, window_counting_laps, "number of laps"),
+    wrong(C.check_smallest_window, smallest_window_without_return, "return one number of tokens"),
+    wrong(C.check_smallest_window, window_popping_the_last_lap, "do not sort or edit"),
+    # 02
+    wrong(C.check_sliding_window, window_popping_from_the_front, "never between a call and its result"),
+    wrong(C.check_sliding_window, window_without_a_notice, "start with a user message"),
+    wrong(C.check_sliding_window, window_keeping_the_oldest, "NEWEST"),
+    wrong(C.check_sliding_window, window_not_counting_its_notice, "the notice included"),
+    wrong(C.check_sliding_window, window_strict_when_all_fits, "exactly as big as the budget fits"),
+    wrong(C.check_sliding_window, window_strict_in_the_walk, "brings the desk exactly to the budget"),
+    wrong(C.check_sliding_window, window_reading_zero_as_no_limit, "not 'no limit'"),
+    wrong(C.check_sliding_window, window_keeping_an_oversize_newest_turn, "even the newest turn alone"),
+    wrong(C.check_sliding_window, window_sending_a_lone_notice, "a notice alone is no help"),
+    wrong(C.check_sliding_window, window_crashing_on_empty, "an empty history is a real input"),
+    wrong(C.check_sliding_window, window_popping_the_callers_list, "never pop, insert"),
+    wrong(C.check_sliding_window, window_without_return, "end the function with `return`"),
+    wrong(C.check_first_lap_without, first_lap_counted_from_zero, "lap.number"),
+    wrong(C.check_first_lap_without, first_lap_missing_at_all, "had not been given yet"),
+    wrong(C.check_first_lap_without, first_lap_that_dropped_anything, "still on the desk"),
+    wrong(C.check_first_lap_without, lap_after_the_last_lap_with_it, "at the FIRST lap without it"),
+    wrong(C.check_first_lap_without, first_lap_case_sensitive, "compare in lowercase"),
+    wrong(C.check_first_lap_without, first_lap_reading_only_plain_strings, "tool results and remarks included"),
+    wrong(C.check_first_lap_without, first_lap_crashing_without_laps, "empty list of laps"),
+    wrong(C.check_first_lap_without, first_lap_as_a_yes_or_no, "return the number of a lap"),
+    wrong(C.check_pinned_window, pinned_window_that_forgets_the_head, "pin the head"),
+    wrong(C.check_pinned_window, pinned_window_over_budget, "pinned head counts against the budget"),
+    wrong(C.check_pinned_window, pinned_window_crashing_on_empty, "an empty history is a real input"),
+    wrong(C.check_pinned_window, pinned_window_dropping_a_lonely_head, "the request is always sent"),
+    wrong(C.check_pinned_window, pinned_window_popping_the_head, "never pop, insert"),
+    wrong(C.check_remarks_window, remarks_window_forgetting_remarks, "word for word, into the notice"),
+    wrong(C.check_remarks_window, remarks_window_not_counting_the_remarks, "grows with the remarks"),
+    wrong(C.check_remarks_window, remarks_window_crashing_on_empty, "an empty history is a real input"),
+    # 03
+    wrong(C.check_split_zones, split_with_a_naive_tail, "move the boundary back one message"),
+    wrong(C.check_split_zones, split_with_two_messages_in_the_head, "the request alone"),
+    wrong(C.check_split_zones, split_moving_the_cut_forward, "or one more"),
+    wrong(C.check_split_zones, split_counting_turns, "counts messages, not turns"),
+    wrong(C.check_split_zones, split_crashing_on_empty, "three empty zones"),
+    wrong(C.check_split_zones, split_with_negative_slices, "nothing lost, nothing twice"),
+    wrong(C.check_compact, compact_that_summarizes_the_request, "summarize only the middle"),
+    wrong(C.check_compact, compact_as_an_assistant_message, "as a user message"),
+    wrong(C.check_compact, compact_that_keeps_the_middle, "ONE summary message"),
+    wrong(C.check_compact, compact_with_the_card_after_the_tail, "after the tail it reads as the newest"),
+    wrong(C.check_compact, compact_without_a_header, "header line [Summary of earlier work]"),
+    wrong(C.check_compact, compact_with_the_header_on_the_same_line, "then a newline"),
+    wrong(C.check_compact, compact_splicing_the_callers_list, "return a NEW list"),
+    wrong(C.check_compact, compact_without_return, "return the new list of messages"),
+    wrong(C.check_compact, compact_summarizing_an_empty_middle, "nothing to summarize"),
+    wrong(C.check_compaction_prompt, NAIVE_PROMPT, "standing-constraints", "the naive prompt"),
+    wrong(C.check_compaction_prompt, NO_CONSTRAINTS_PROMPT, "standing-constraints", "no constraints section"),
+    wrong(C.check_compaction_prompt, TINY_LIMIT_PROMPT, "word limit", "a 12-word limit"),
+    wrong(C.check_compaction_prompt, UNTAGGED_PROMPT, "<transcript>", "no tags"),
+    wrong(C.check_compaction_prompt, BRACES_PROMPT, "doubled", "stray braces"),
+    wrong(C.check_compaction_prompt, 42, "one string", "a number"),
+    wrong(C.check_two_rules_prompt, COMPACTION_TEMPLATE, "spends them on the goal first", "the lesson's template"),
+    wrong(C.check_two_rules_prompt, NAIVE_PROMPT, "standing constraints first", "the naive prompt at 40 words"),
+    wrong(C.check_two_rules_prompt, UNTAGGED_PROMPT, "<transcript>", "no tags"),
+    # 04
+    wrong(C.check_running_summary, summary_that_grows, "grows with the history"),
+    wrong(C.check_running_summary, fold_everything_so_far, "only the NEW chunk"),
+    wrong(C.check_running_summary, fold_forgetting_the_summary, "previous summary"),
+    wrong(C.check_running_summary, fold_every_event, "one fold per chunk"),
+    wrong(C.check_running_summary, fold_emptying_the_events, "never pop from or clear"),
+    wrong(C.check_running_summary, fold_without_return, "end with `return summary`"),
+    wrong(C.check_running_summary, fold_forgetting_the_summary_when_idle, "the one you were given"),
+    wrong(C.check_token_bill, bill_of_the_desk_only, "summary calls are billed too"),
+    wrong(C.check_token_bill, bill_of_the_last_lap, "SUM of lap.raw_tokens"),
+    wrong(C.check_token_bill, bill_summing_running_totals, "running total"),
+    wrong(C.check_token_bill, bill_the_wrong_way_round, "wrong way round"),
+    wrong(C.check_token_bill, bill_crashing_without_laps, "return (0, 0)"),
+    wrong(C.check_token_bill, bill_as_a_list, "a pair of numbers"),
+    wrong(C.check_cheapest_settings, settings((1, 0)), "a cheap run that fails is not cheap", "(1, 0)"),
+    wrong(C.check_cheapest_settings, settings((4, 0)), "fewer, bigger folds", "(4, 0)"),
+    wrong(C.check_cheapest_settings, settings((2, 1)), "every verbatim turn", "the defaults (2, 1)"),
+    wrong(C.check_cheapest_settings, settings(None), "pair of whole numbers", "None"),
+    wrong(C.check_cheapest_settings, settings((9, 0)), "sweep exactly the grid", "(9, 0)"),
+    # 05
+    wrong(C.check_memory, (TOO_LONG, 150), "four lines", "six lines"),
+    wrong(C.check_memory, (WHERE_LINES, 100), "as a rule about the database", "no rule"),
+    wrong(C.check_memory, (RULE_LINE, 100), "where things live", "no pointers"),
+    wrong(C.check_memory, (RULE_LINE + "\n" + WHERE_LINES, 2000), "every turn", "a budget of 2,000"),
+    wrong(C.check_memory, (RULE_LINE + "\n" + WHERE_LINES, 10), "trim it", "over its own budget"),
+    wrong(C.check_memory, (RULE_LINE + "\n" + WHERE_LINES, "80"), "positive whole number", "a budget in quotes"),
+    wrong(C.check_memory, (FRIDAY_RULE, 100), "as a rule about the database", "a rule about Fridays"),
+    wrong(C.check_memory, (NEUTRAL_MENTION, 100), "as a rule about the database", "a neutral mention",
+          marks=pytest.mark.xfail(strict=False, reason=NEW_READING)),
+    wrong(C.check_tight_memory, (solution("05_memory", "MEMORY") + "- Run tests with `pytest tests/`.",),
+          "which line made session two faster", "the four-line memory"),
+    wrong(C.check_tight_memory, ("- Never touch production.",), "keep the pointer", "the rule alone"),
+    wrong(C.check_tight_memory, ("- Email login bug: app/auth.py; fixes in migrations/.",),
+          "as a rule about the database", "the pointer alone"),
+    wrong(C.check_promote, promote_the_whole_summary, "only the lines under the 'Standing constraints:' heading"),
+    wrong(C.check_promote, promote_without_checking, "duplicate"),
+    wrong(C.check_promote, promote_by_overwriting, "never overwrite"),
+    wrong(C.check_promote, promote_gluing_onto_the_last_line, "newline"),
+    wrong(C.check_promote, promote_by_keywords_anywhere, "even a fact that says 'never'"),
+    wrong(C.check_promote, promote_by_keywords_under_the_heading, "whatever its words"),
+    wrong(C.check_promote, promote_with_write_text, "append mode"),
+    wrong(C.check_promote, promote_returning_nothing, "return the list of lines you added"),
+    wrong(C.check_promote, promote_returning_every_rule, "the second time, that is []"),
+    wrong(C.check_promote, promote_returning_bare_text, "exactly as you wrote them"),
+]
+
+
+def test_the_corpus_is_big_and_covers_every_check():
+    assert len(CORPUS) >= 60, len(CORPUS)
+    covered = {p.values[0] for p in CORPUS}
+    every = {getattr(checks, name) for name in dir(checks) if name.startswith("check_")}
+    assert every <= covered, sorted(c.__name__ for c in every - covered)
+
+
+@pytest.mark.parametrize("check, answer, hint", CORPUS)
+def test_wrong_answer_is_rejected_with_its_hint(check, answer, hint):
+    rejected(check, *answer, hint=hint)
+
+
+# ---- right answers written differently from the solutions: each must pass ---------------------------------
+
+def tokens_as_a_float(messages):
+    return sum(len(text_of(m)) for m in messages) / 4
+
+
+def window_walking_forward(messages, budget, counter):
+    """Drops whole turns from the front until the rest fits beside the notice."""
+    if sum(counter(m) for m in messages) <= budget:
+        return list(messages)
+    for cut in safe_cuts(messages)[1:-1]:
+        desk = [user(DROPPED_NOTICE)] + messages[cut:]
+        if sum(counter(m) for m in desk) <= budget:
+            return desk
+    return []
+
+
+def first_lap_by_index(laps, text):
+    holds = [any(text in text_of(m).lower() for m in lap.sent) for lap in laps]
+    for i in range(1, len(laps)):
+        if holds[i - 1] and not holds[i] and any(holds[:i]):
+            return laps[i].number
+    return None
+
+
+def split_by_walking_back(messages, keep):
+    if not messages:
+        return [], [], []
+    tail_start = len(messages)
+    for _ in range(keep):
+        if tail_start > 1:
+            tail_start -= 1
+    while tail_start < len(messages) and tool_results(messages[tail_start]):
+        tail_start -= 1
+    return messages[:1], messages[1:tail_start], messages[tail_start:]
+
+
+def promote_through_a_temporary_file(summary, memory_path):
+    import os
+    import tempfile
+    path = Path(memory_path)
+    old = _old(path)
+    held = {line.strip().lstrip("- ").strip() for line in old.splitlines()}
+    added = [r for r in dict.fromkeys(_constraints(summary)) if r[2:].strip() not in held]
+    if added:
+        fd, temporary = tempfile.mkstemp(dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(old + ("" if not old or old.endswith("\n") else "\n") + "\n".join(added) + "\n")
+        os.replace(temporary, path)
+    return added
+
+
+RIGHT_ANSWERS = [
+    pytest.param(C.check_tokens_of, (tokens_as_a_float,), id="tokens_of: chars / 4 as a float"),
+    pytest.param(C.check_sliding_window, (window_walking_forward,), id="sliding_window: walking forward"),
+    pytest.param(C.check_first_lap_without, (first_lap_by_index,), id="first_lap_without: by index"),
+    pytest.param(C.check_split_zones, (split_by_walking_back,), id="split_zones: walking back"),
+    pytest.param(C.check_promote, (promote_through_a_temporary_file,), id="promote: temp file + os.replace"),
+    pytest.param(C.check_memory, ("- Do not run anything on production.\n" + WHERE_LINES, 60),
+                 id="memory: another wording the model reads"),
+    pytest.param(C.check_memory, ("- Database changes go to staging only.\n" + WHERE_LINES, 60),
+                 id="memory: a rule without negation words",
+                 marks=pytest.mark.xfail(strict=False, reason=NEW_READING)),
+    pytest.param(C.check_memory, ("- Production must never be touched.\n" + WHERE_LINES, 60),
+                 id="memory: the negation after the target",
+                 marks=pytest.mark.xfail(strict=False, reason=NEW_READING)),
+]
+
+
+@pytest.mark.parametrize("check, answer", RIGHT_ANSWERS)
+def test_a_right_answer_written_differently_passes(check, answer):
+    ok, printed = verdict(check, *answer)
+    assert ok is True and "PASS:" in printed, printed
+
+
+# ---- a check never raises -------------------------------------------------------------------------------
 
 def crashes(*_args, **_kwargs):
     raise KeyError("content")
@@ -520,15 +1032,16 @@ def unfinished(*_args, **_kwargs):
     raise NotImplementedError("Your code here")
 
 
-ALL_FUNCTION_CHECKS = [checks.check_tokens_of, checks.check_sliding_window, checks.check_first_lap_without,
-                       checks.check_pinned_window, checks.check_split_zones, checks.check_compact,
-                       checks.check_running_summary, checks.check_token_bill, checks.check_promote]
+ALL_FUNCTION_CHECKS = [C.check_tokens_of, C.check_smallest_window, C.check_sliding_window, C.check_first_lap_without,
+                       C.check_pinned_window, C.check_remarks_window, C.check_split_zones, C.check_compact,
+                       C.check_running_summary, C.check_token_bill, C.check_cheapest_settings, C.check_promote]
 
 
 @pytest.mark.parametrize("check", ALL_FUNCTION_CHECKS, ids=lambda c: c.__name__)
 def test_an_error_or_a_stub_is_a_verdict_never_a_traceback(check):
     ok, printed = verdict(check, crashes)
-    assert ok is False and printed.startswith("FAIL:") and "KeyError" in printed and "Hint:" in printed
+    assert ok is False and printed.startswith("FAIL:") and "KeyError: 'content'" in printed and "Hint:" in printed
+    assert "line " in printed and "raise KeyError" in printed, printed      # where in the student's code
     ok, printed = verdict(check, unfinished)
     assert ok is False and printed.startswith("Not done yet:")
     ok, printed = verdict(check, None)
@@ -536,18 +1049,41 @@ def test_an_error_or_a_stub_is_a_verdict_never_a_traceback(check):
 
 
 @pytest.mark.parametrize("check, answer", [
-    (checks.check_overflow_prediction, (None,)),
-    (checks.check_compaction_prompt, (None,)),
-    (checks.check_memory, (None, None)),
-    (checks.check_memory, ("- a line", None)),
+    (C.check_overflow_prediction, (None,)),
+    (C.check_compaction_prompt, (None,)),
+    (C.check_two_rules_prompt, (None,)),
+    (C.check_memory, (None, None)),
+    (C.check_memory, ("- a line", None)),
+    (C.check_tight_memory, (None,)),
 ])
 def test_an_unfinished_value_is_not_done(check, answer):
     ok, printed = verdict(check, *answer)
     assert ok is False and printed.startswith("Not done yet:")
 
 
+def test_an_error_names_the_line_of_the_students_code():
+    def tokens_of(messages):
+        first = messages[0]["content"]
+        return len(first)
+    _, printed = verdict(C.check_tokens_of, tokens_of)
+    assert "IndexError: list index out of range" in printed
+    assert "`first = messages[0][\"content\"]`" in printed, printed
+
+
+def test_an_injected_full_disk_is_undone_whatever_happens(tmp_path):
+    from checks.ex05_memory import disk_full_for
+    import builtins
+    before = builtins.open
+    target = tmp_path / "CLAUDE.md"
+    target.write_text("- kept\n")
+    with pytest.raises(OSError), disk_full_for(target):
+        target.write_text("- gone\n")
+    assert builtins.open is before and target.read_text() == ""       # write_text emptied it first
+    (tmp_path / "other.md").write_text("fine")                          # other files are untouched
+
+
 def test_compare_with_tokenizer_prints_both_counts_and_survives_a_stub():
-    _, printed = verdict(checks.compare_with_tokenizer, lambda ms: sum(len(text_of(m)) for m in ms) // 4)
+    _, printed = verdict(C.compare_with_tokenizer, lambda ms: sum(len(text_of(m)) for m in ms) // 4)
     assert "app/auth.py" in printed and "cl100k" in printed and "biggest miss" in printed
-    _, printed = verdict(checks.compare_with_tokenizer, unfinished)
+    _, printed = verdict(C.compare_with_tokenizer, unfinished)
     assert "Not done yet" in printed and "app/auth.py" in printed

@@ -1,0 +1,37 @@
+"""Predict, then run: each lesson asks its checkpoint question before the cell that answers it.
+
+Checked from the cell tags (see tools/lessons.py): one ``checkpoint`` cell, then one ``reveal`` cell
+(the run or the text that answers it), then one ``answer`` cell holding the hidden model answer.
+The question is the same sentence in the lesson and in its slide deck.
+"""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools.lessons import LESSONS, deck_question, question_in, read  # noqa: E402
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_the_question_comes_before_its_reveal_and_the_answer_after(path):
+    lesson = read(path)
+    asked, revealed, answered = lesson.tagged("checkpoint"), lesson.tagged("reveal"), lesson.tagged("answer")
+    assert len(asked) == len(revealed) == len(answered) == 1, (asked, revealed, answered)
+    assert asked[0] < revealed[0] < answered[0], f"{path.name}: ask {asked}, reveal {revealed}, answer {answered}"
+    assert lesson.checkpoint_question.endswith("?")
+    assert "<details>" in lesson.cells[answered[0]].source, "the model answer is hidden until clicked"
+    core = {id(c) for c in lesson.core}
+    assert all(id(lesson.cells[i]) in core for i in asked + revealed + answered), "the checkpoint is class time"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_the_deck_asks_the_same_question(path):
+    lesson = read(path)
+    assert deck_question(lesson) == lesson.checkpoint_question
+
+
+def test_question_in_reads_the_first_bold_line():
+    """The helper the two tests above rely on, on a worked example."""
+    assert question_in("### Checkpoint\n\n**Why keep the\ntail?**\n\nthen **more**") == "Why keep the tail?"

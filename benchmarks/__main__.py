@@ -3,8 +3,9 @@
     .venv/bin/python -m benchmarks               # everything; the full sweep of dashboard settings takes longest
     .venv/bin/python -m benchmarks --quick       # a tiny version in seconds (the smoke test runs this)
 
-Prints the tables to the terminal and writes ``latest.json`` and ``assembled_tokens.png`` into
-``benchmarks/results/`` (or ``--out``). Left out: any network model -- everything here is offline.
+Prints the tables to the terminal and writes ``latest.json``, ``assembled_tokens.png`` and
+``cache_frontier.png`` into ``benchmarks/results/`` (or ``--out``).
+Left out: any network model -- everything here is offline.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks import speed, strategies, sweep
+from benchmarks import cache_frontier, speed, strategies, sweep
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -31,6 +32,9 @@ def main(argv: list[str] | None = None) -> dict:
 
     results = {"quick": args.quick, "strategies": strategies.run_all(quick=args.quick)}
     print(strategies.report(results["strategies"]), flush=True)
+    print("", flush=True)   # dollars with caching vs input tokens: every strategy and setting, the goal line
+    results["cache_frontier"] = cache_frontier.run_all(quick=args.quick)
+    print(cache_frontier.report(results["cache_frontier"]), flush=True)
     if not args.no_speed:
         print("\nSpeed" + (" (quick mode: short sessions)" if args.quick else "") + ":", flush=True)
         results["speed"] = speed.run_all(quick=args.quick)
@@ -47,7 +51,8 @@ def write(results: dict, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "latest.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     picture = strategies.plot(results["strategies"], folder / "assembled_tokens.png")
-    print(f"\nWrote {folder / 'latest.json'} and {picture}")
+    frontier = cache_frontier.plot(results["cache_frontier"], folder / "cache_frontier.png")
+    print(f"\nWrote {folder / 'latest.json'}, {picture} and {frontier}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import shutil
 from pathlib import Path
 
 from benchmarks.compare import table
+from harness.cache_aware import ClearThenCompact
 from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
 from harness.cost import bill
 from harness.offline import DeskModel
@@ -66,6 +67,7 @@ def core_strategies() -> list[tuple[str, object, str]]:
         ("three-zone, template", ThreeZoneCompaction(), ""),
         ("running summary", RunningSummary(), ""),
         ("clear tool results", ClearToolResults(), ""),
+        ("clear, then compact", ClearThenCompact(), ""),
     ]
 
 
@@ -211,6 +213,7 @@ LONG_ROWS = [  # (name, strategy factory, window)
     ("three-zone, template", ThreeZoneCompaction, WINDOW),
     ("running summary", RunningSummary, WINDOW),
     ("clear tool results", ClearToolResults, WINDOW),
+    ("clear, then compact", ClearThenCompact, WINDOW),
 ]
 GOALS = [("running summary", 0.25), ("three-zone, template", 0.40)]   # input share of full history at lap 60
 LONG_TASK = file_reading_task(rule_at_lap=3)      # the rule said once, in passing: a summary must carry it
@@ -326,9 +329,10 @@ def plot(results: dict, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     rows = next(iter(results["tables"].values()))
+    core = len(core_strategies())
     fig, panels = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
-    for panel, group, title in ((panels[0], rows[:6], "the harness's strategies"),
-                                (panels[1], rows[:1] + rows[6:], "production-style presets (scaled)")):
+    for panel, group, title in ((panels[0], rows[:core], "the harness's strategies"),
+                                (panels[1], rows[:1] + rows[core:], "production-style presets (scaled)")):
         for r in group:
             panel.plot(range(1, len(r["assembled"]) + 1), r["assembled"], label=r["strategy"], lw=1.6)
         panel.axhline(results["window"], color="black", ls="--", lw=1, label="window")

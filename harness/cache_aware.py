@@ -30,7 +30,7 @@ prompt, billed at the base price. Also left out: the API's minimum cacheable len
 
 from __future__ import annotations
 
-from harness.context import Assembly, ClearToolResults, CompactionFailed, Strategy, summarize, turn_starts
+from harness.context import Assembly, CompactionFailed, Strategy, summarize, turn_starts
 from harness.messages import blocks_of, tool_results, tool_uses, user
 from harness.model import ContextOverflow, ModelError
 from harness.prompts import COMPACTION_TEMPLATE, SUMMARY_HEADER, compaction_prompt, render
@@ -112,7 +112,7 @@ class ClearThenCompact(Strategy):
         self.start()
 
     def start(self):
-        self.pointers = ClearToolResults(keep_last=0, fallback=False)     # only its pointers are used
+        self.pointers: dict[int, tuple[dict, dict]] = {}   # id(message) -> (message, its cleared copy)
         self.cleared: set[int] = set()      # history indices whose tool results are pointers now
         self.summary: str | None = None
         self.summary_message: dict | None = None
@@ -143,7 +143,7 @@ class ClearThenCompact(Strategy):
         due = holders[:-self.keep_results] if self.keep_results else holders
         if not due:
             return 0
-        saved = sum(meter.count(history[i]) - meter.count(self.pointers.pointer(history, i)) for i in due)
+        saved = sum(meter.count(history[i]) - meter.count(self.pointer(history, i)) for i in due)
         if saved < self.clear_at_least:
             return 0
         self.cleared.update(due)
@@ -160,10 +160,32 @@ class ClearThenCompact(Strategy):
                 found.append(i)
         return found
 
+    def pointer(self, history, i) -> dict:
+        """history[i] with each tool result swapped for "[cleared: read_file app/db.py]", made once.
+
+        Shorter than ``ClearToolResults``' pointer on purpose: a pointer stays on the desk every lap
+        until the next compaction, so each of its words is paid for dozens of times.
+        """
+        original = history[i]
+        made = self.pointers.get(id(original))
+        if made and made[0] is original:
+            return made[1]
+        calls = {b["id"]: b for b in tool_uses(history[i - 1])}
+        blocks = []
+        for block in blocks_of(original):
+            if block.get("type") == "tool_result":
+                call = calls.get(block["tool_use_id"], {"name": "tool", "input": {}})
+                what = " ".join(str(v) for v in call["input"].values())
+                block = {**block, "content": f"[cleared: {call['name']} {what}]".replace(" ]", "]")}
+            blocks.append(block)
+        copy = {"role": original["role"], "content": blocks}
+        self.pointers[id(original)] = (original, copy)
+        return copy
+
     def desk(self, history) -> Assembly:
         """Head + summary + the rest with cleared results as pointers; the still part ends in a breakpoint."""
         head = history[:1]
-        rest = [self.pointers.pointer(history, i) if i in self.cleared else history[i]
+        rest = [self.pointer(history, i) if i in self.cleared else history[i]
                 for i in range(self.upto, len(history))]
         summary = [self.summary_message] if self.summary_message else []
         messages = head + summary + rest
@@ -182,7 +204,7 @@ class ClearThenCompact(Strategy):
         starts = turn_starts(history, start=max(self.upto, 1))
         cut = starts[-1] if starts else self.upto        # keep at least the newest turn
         for start in reversed(starts[:-1]):
-            kept = sum(meter.count(self.pointers.pointer(history, i) if i in self.cleared else history[i])
+            kept = sum(meter.count(self.pointer(history, i) if i in self.cleared else history[i])
                        for i in range(start, len(history)))
             if kept > room:
                 break

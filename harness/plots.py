@@ -7,6 +7,8 @@
                        desk's edge (the window), and whether the standing rule and the request are still on it.
 * ``summary_text``  -- the summary on the desk, or "none yet".
 * ``Picture``       -- the plot above the desk, one PNG per lap, fast enough to animate (``harness.widgets``).
+* ``plot_cost_frontier`` -- dollars with caching against input tokens, one dot per strategy and setting,
+                       with the frontier joined up (``harness.frontier`` makes the points).
 
 Everything here only *reads* the loop's ``Lap`` records. Slides, benchmarks and notebooks use these
 pieces alone; the live dashboard is ``harness.widgets``.
@@ -325,6 +327,62 @@ def _encode_png(canvas: FigureCanvasAgg) -> bytes:
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+# ---- 4. the cost frontier ---------------------------------------------------------------------------
+
+FAMILY_COLOURS = {"full history": "#000000", "sliding window": "#D55E00", "three-zone": "#0072B2",
+                  "running summary": "#009E73", "clear tool results": "#777777", "clear, then compact": "#CC79A7"}
+
+
+def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: str = "", label=None, ax=None):
+    """Dollars with caching (up) against input tokens (across), both as % of full history's, one dot a run.
+
+    ``points`` are ``harness.frontier.Point``s from ``measure()``. Filled dots kept the rule and reached
+    the billing lap; hollow ones did not (never on the frontier). The frontier -- runs no other beats
+    on both counts -- is joined by a line. ``goal=(tokens, dollars)`` shades the region that meets it;
+    ``label``, one of the points, gets its family and settings written beside it.
+    Example: plot_cost_frontier(measure(task, sweep(), at_lap=20), goal=(0.35, 0.60)) -> the Axes.
+    """
+    ax = ax if ax is not None else _new_axes((12, 7))
+    if goal:
+        ax.add_patch(Rectangle((0, 0), goal[0] * 100, goal[1] * 100, color=OK_GREEN, alpha=0.12, lw=0))
+        ax.annotate(f"goal: <= {goal[0]:.0%} of the tokens, <= {goal[1]:.0%} of the dollars",
+                    (goal[0] * 100, goal[1] * 100), xytext=(6, -20), textcoords="offset points",
+                    color=OK_GREEN, fontsize=FONT - 4)
+    for family in dict.fromkeys(p.family for p in points):
+        colour = FAMILY_COLOURS.get(family, "#56B4E9")
+        mine = [p for p in points if p.family == family]
+        for counts, face in ((True, colour), (False, "none")):
+            chosen = [p for p in mine if p.counts == counts]
+            if chosen:
+                ax.scatter([p.tokens * 100 for p in chosen], [p.dollars * 100 for p in chosen], s=120,
+                           facecolor=face, edgecolor=colour, lw=2, zorder=4,
+                           label=family if counts else f"{family} (rule lost or stopped early)")
+    front = sorted((p for p in points if p.on_frontier), key=lambda p: p.tokens)
+    if front:
+        ax.plot([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], color=WALL, lw=2.5,
+                zorder=3, label="frontier")
+        ax.scatter([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], s=320, marker="*",
+                   color=WALL, zorder=5)
+    if label is not None:
+        ax.annotate(f"{label.family}\n({label.settings})", (label.tokens * 100, label.dollars * 100),
+                    xytext=(40, 40), textcoords="offset points", fontsize=FONT - 6,
+                    arrowprops={"arrowstyle": "->", "color": "black"})
+    ax.axhline(100, color="black", lw=1, ls=":")
+    ax.axvline(100, color="black", lw=1, ls=":")
+    ax.set_xlabel("input tokens, % of full history's", fontsize=FONT)
+    ax.set_ylabel("dollars with caching, % of full history's", fontsize=FONT)
+    ax.set_xlim(0, 105)
+    ax.set_ylim(0, _round_up(max([p.dollars * 100 for p in points] + [105]), 25))
+    ax.tick_params(labelsize=FONT - 2)
+    ax.grid(alpha=0.3)
+    if title:
+        ax.set_title(title, fontsize=FONT - 2)
+    handles, labels = ax.get_legend_handles_labels()
+    unique = dict(zip(labels, handles))
+    ax.legend(unique.values(), unique.keys(), fontsize=FONT - 7, loc="upper right", framealpha=0.9)
+    return ax
 
 
 # ---- helpers ------------------------------------------------------------------------------------------

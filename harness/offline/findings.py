@@ -1,10 +1,10 @@
 """What the desk model jots down about a file it reads: the cause, the fix, things noticed in passing.
 
 * **The cause** is a marked comment -- ``FIXME``, ``BUG``, ``XXX``, ``HACK`` or ``TODO``, after ``#``, ``//``,
-  ``--`` or ``/*`` -- that relates to the goal: its words, its file path or the identifiers on its line
-  (and of the function around it) share a content word with the goal. Other marked comments, and
-  ``NOTE``s, are *noticed*. An unmarked comment that relates to the goal by two or more words and says
-  something is wrong ("wrong", "never", "instead", ...) is a *lead*: used only if no marked cause turns up.
+  ``--`` or ``/*`` -- whose words share a content word with the goal. A *lead* is a marked comment related
+  only through its file path and identifiers (two shared words), or an unmarked comment that shares two
+  words and says something is wrong ("wrong", "never", "instead", ...). Leads count only if no cause turns
+  up. Other marked comments, and ``NOTE``s, are *noticed*.
 * **The fix** is what the workspace offers: a SQL file whose comments say it has not run yet ("pending",
   "not applied", "not run yet" -- any naming scheme), or a script that a document names for the goal
   ("run ``scripts/repair.sql`` to ..."), read when it is reached. When there is none, the cause's own
@@ -129,7 +129,11 @@ def judge(marker: str, comment: str, goal: str, context: str = "") -> str:
 
     Example: ('XXX', 'readings are compared as Celsius', 'Sensors report Fahrenheit ... Celsius') -> 'Cause'
     """
-    return "Cause" if marker in CAUSE_MARKERS and relation(goal, comment, context) else "Noticed"
+    if marker not in CAUSE_MARKERS:
+        return "Noticed"
+    if relation(goal, comment):
+        return "Cause"
+    return "Lead" if relation(goal, comment, context) >= 2 else "Noticed"   # only its path and names relate
 
 
 def is_pending(lines: list[tuple[int, str]]) -> bool:

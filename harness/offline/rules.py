@@ -69,7 +69,7 @@ ALL_GO = re.compile(r"^\W*(?:(?:and|so|also|please)\s+)*(?:all|every|each|any)\b
                     r"needs? to|is to|are to|shall)\b(?:\s+\w+){0,3}\s+\w+\s+$", re.I)
 ALWAYS = re.compile(r"\balways\b", re.I)
 ORDER = re.compile(r"^\W*(?:please\s+)?(?:use|run|apply|do|send|put|make|point|target|work)\b", re.I)   # an imperative
-EVERY = re.compile(r"\b(?:all|every|each|any)\b", re.I)
+EVERY = re.compile(r"\b(?:all|every|each|any|instead)\b", re.I)
 NOT_EXCLUSIVE = re.compile(r"\b(?:first|before|then|also|too|as well|after|later)\b", re.I)
 GENERAL = re.compile("|".join([                # a standing rule about anything: an order that forbids or limits
     r"^(?:(?:and|but|so|also|please|absolutely|just)\s+)*(?:never|don't|dont|do not|always|avoid|only|no|not|"
@@ -152,7 +152,7 @@ def allows_only(clause: str, target: str) -> bool:
             return True
         if INTO.search(before) and (KEEP_TO.search(before) or ALL_GO.search(before) or ALWAYS.search(before)):
             return True
-        if INTO.search(before) and ORDER.match(clause) and EVERY.search(after):   # "use stage for every change"
+        if INTO.search(before) and ORDER.match(clause) and EVERY.search(after + " " + before):   # "use stage for all"
             return True
     return False
 

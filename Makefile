@@ -6,6 +6,9 @@
 #   make slides     build the offline slide decks
 #   make present    open JupyterLab on the first deck, to present live (RISE: Alt+R)
 #   make exercises  regenerate the student copies from the solution notebooks
+#   make runbook    the instructor's page per lesson (plan, notes, what to type) -> build/runbook/
+#   make student-view  the lessons without instructor notes -> build/student/
+#   make rehearsal  the time estimate of each segment against its box
 #   make lock       re-make the hash-checked lock files; make try-latest tests the newest versions
 #   make clean      remove caches and build output (make distclean also removes .venv)
 
@@ -18,7 +21,7 @@ CHROMIUM ?= /usr/bin/chromium
 # JupyterLab refuses to start as root unless told it is fine.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: venv lab browser-deps test bench slides present exercises clean distclean class-deps lock try-latest
+.PHONY: venv lab browser-deps test bench slides present exercises runbook student-view rehearsal clean distclean class-deps lock try-latest
 
 # ---- the environment --------------------------------------------------------
 
@@ -101,6 +104,15 @@ present: $(STAMP)
 
 exercises: $(STAMP)
 	$(PY) exercises/make_student_copies.py
+
+runbook: $(STAMP)
+	$(PY) -m tools.build_views runbook
+
+student-view: $(STAMP)
+	$(PY) -m tools.build_views student-view
+
+rehearsal: $(STAMP)
+	$(PY) -m tools.rehearsal
 
 clean:
 	rm -rf build/ test-artifacts/ .pytest_cache/ .hypothesis/ *.egg-info/

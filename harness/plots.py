@@ -26,6 +26,7 @@ from itertools import cycle
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -121,7 +122,24 @@ def _plot_frame(ax, runs: dict, window: int | None, threshold: int | None):
     ax.grid(alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles))          # one legend entry per name, however many runs
+    if len(runs) > 1:
+        unique = _legend_for_several(unique, runs)
     ax.legend(unique.values(), unique.keys(), fontsize=FONT - 4, loc="upper left", ncol=2, framealpha=0.9)
+
+
+def _legend_for_several(entries: dict, runs: dict) -> dict:
+    """Several runs: one colour entry per run and one entry per line style, instead of two long labels a run.
+
+    Long "raw history — session two, …" labels made a legend wide enough to hide the lines it names.
+    """
+    keys = {"raw history (dashed)": Line2D([], [], ls="--", lw=2.5, color="#555555"),
+            "sent (solid)": Line2D([], [], lw=4, color="#555555")}
+    for label in runs:
+        entries.pop(f"raw history — {label}", None)
+        solid = entries.pop(f"assembled (sent) — {label}", None)
+        if solid is not None:
+            keys[label] = Line2D([], [], lw=4, color=solid.get_color())
+    return {**keys, **entries}
 
 
 def threshold_tokens(strategy: Strategy, model) -> int | None:
@@ -180,15 +198,30 @@ def _desk_blocks(ax, lap: Lap, meter: Meter) -> list:
     notices = [left + size / 2 for left, size, zone in zip(lefts, sizes, lap.zones) if zone == "notice"]
     if notices:                                        # a notice is a few tokens wide: point at it
         drawn += ax.plot(notices, [0.75] * len(notices), ls="", marker="v", ms=16, color=ZONES["notice"][0])
-    drawn.append(ax.text(0, 1.08, headline(lap), transform=ax.transAxes, fontsize=FONT + 1,
-                         fontweight="bold"))
+    drawn.append(_fit(ax, ax.text(0, 1.08, headline(lap), transform=ax.transAxes, fontsize=FONT + 1,
+                                  fontweight="bold")))
     return drawn
 
 
 def _desk_words(ax, lines: list[str]) -> list:
     """The visibility lines under the desk: green while something is on the desk, red once it is not."""
-    return [ax.text(0, -1.05 - 0.75 * row, line, fontsize=FONT, va="center",
-                    color=WALL if "not visible" in line else OK_GREEN) for row, line in enumerate(lines)]
+    return [_fit(ax, ax.text(0, -1.05 - 0.75 * row, line, fontsize=FONT, va="center",
+                             color=WALL if "not visible" in line else OK_GREEN)) for row, line in enumerate(lines)]
+
+
+def _fit(ax, text, smallest: float = 10):
+    """Shrink ``text`` until it ends inside the axes, so a long rule or event never runs past the frame.
+
+    Left out: wrapping (a desk line stays one line); canvases without a renderer are left as they are.
+    """
+    try:
+        renderer = ax.figure.canvas.get_renderer()
+    except AttributeError:
+        return text
+    right, box = ax.get_window_extent(renderer).x1, text.get_window_extent(renderer)
+    if box.x1 > right and box.width > 0:
+        text.set_fontsize(max(smallest, text.get_fontsize() * (right - box.x0) / box.width * 0.98))
+    return text
 
 
 def headline(lap: Lap) -> str:

@@ -479,6 +479,17 @@ def first_lap_as_a_yes_or_no(laps, text):
     return solution("02_sliding_window", "first_lap_without")(laps, text) is not None
 
 
+def first_lap_popping_the_laps(laps, text):
+    seen = False
+    while laps:
+        lap = laps.pop(0)
+        if any(text in text_of(m).lower() for m in lap.sent):
+            seen = True
+        elif seen:
+            return lap.number
+    return None
+
+
 def pinned_window_that_forgets_the_head(messages, budget, counter):
     return sol_sliding(messages, budget, counter)
 
@@ -555,6 +566,12 @@ def split_with_negative_slices(messages, keep):
     while tail and tool_results(tail[0]) and len(tail) < len(messages) - 1:
         tail = messages[-(len(tail) + 1):]
     return messages[:1], messages[1:len(messages) - len(tail)], tail
+
+
+def split_popping_the_request(messages, keep):
+    head = [messages.pop(0)] if messages else []
+    _, middle, tail = sol_split(head + messages, keep)
+    return head, middle, tail
 
 
 def compact_that_summarizes_the_request(messages, summarize, keep):
@@ -686,6 +703,11 @@ def bill_the_wrong_way_round(laps):
 
 def bill_crashing_without_laps(laps):
     return laps[-1].total_input, sum(lap.raw_tokens for lap in laps)
+
+
+def bill_sorting_the_laps(laps):
+    laps.sort(key=lambda lap: -lap.raw_tokens)          # biggest first, "to look at them"
+    return sum(lap.billed_input for lap in laps), sum(lap.raw_tokens for lap in laps)
 
 
 def bill_as_a_list(laps):
@@ -855,6 +877,7 @@ CORPUS = [
     wrong(C.check_first_lap_without, first_lap_reading_only_plain_strings, "tool results and remarks included"),
     wrong(C.check_first_lap_without, first_lap_crashing_without_laps, "empty list of laps"),
     wrong(C.check_first_lap_without, first_lap_as_a_yes_or_no, "return the number of a lap"),
+    wrong(C.check_first_lap_without, first_lap_popping_the_laps, "do not sort, pop or edit them"),
     wrong(C.check_pinned_window, pinned_window_that_forgets_the_head, "pin the head"),
     wrong(C.check_pinned_window, pinned_window_over_budget, "pinned head counts against the budget"),
     wrong(C.check_pinned_window, pinned_window_crashing_on_empty, "an empty history is a real input"),
@@ -870,6 +893,7 @@ CORPUS = [
     wrong(C.check_split_zones, split_counting_turns, "counts messages, not turns"),
     wrong(C.check_split_zones, split_crashing_on_empty, "three empty zones"),
     wrong(C.check_split_zones, split_with_negative_slices, "nothing lost, nothing twice"),
+    wrong(C.check_split_zones, split_popping_the_request, "slice the history into three new lists"),
     wrong(C.check_compact, compact_that_summarizes_the_request, "summarize only the middle"),
     wrong(C.check_compact, compact_as_an_assistant_message, "as a user message"),
     wrong(C.check_compact, compact_that_keeps_the_middle, "ONE summary message"),
@@ -902,6 +926,7 @@ CORPUS = [
     wrong(C.check_token_bill, bill_the_wrong_way_round, "wrong way round"),
     wrong(C.check_token_bill, bill_crashing_without_laps, "return (0, 0)"),
     wrong(C.check_token_bill, bill_as_a_list, "a pair of numbers"),
+    wrong(C.check_token_bill, bill_sorting_the_laps, "do not sort, pop or edit them"),
     wrong(C.check_cheapest_settings, settings((1, 0)), "a cheap run that fails is not cheap", "(1, 0)"),
     wrong(C.check_cheapest_settings, settings((4, 0)), "fewer, bigger folds", "(4, 0)"),
     wrong(C.check_cheapest_settings, settings((2, 1)), "every verbatim turn", "the defaults (2, 1)"),

@@ -25,6 +25,8 @@ from .common import (RULES, Fail, NotDone, call_on_copy, how_it_stopped, need_fu
 CARD_HEADER = "[Summary of earlier work]"
 _CHANGED = ("return a NEW list (head + [card] + tail); never insert into, delete from or edit the list you were "
             "given -- the raw history stays whole, the strategy only decides what is sent.")
+_SPLIT_CHANGED = ("slice the history into three new lists (messages[:1], messages[1:cut], messages[cut:]); never "
+                  "pop from or edit the list you were given -- it is the raw history.")
 
 
 def reference_split(messages, keep_messages):
@@ -53,7 +55,7 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
         count = 0
         for messages, keep in _split_scenarios(seed):
             size = f"{len(messages)} messages, keep_messages={keep}"
-            got = call_on_copy(f"split_zones(<{size}>)", split_zones, messages, keep, changed_hint=_CHANGED,
+            got = call_on_copy(f"split_zones(<{size}>)", split_zones, messages, keep, changed_hint=_SPLIT_CHANGED,
                                hint="an empty history splits into three empty zones: ([], [], [])."
                                if not messages else None)
             if not (isinstance(got, (tuple, list)) and len(got) == 3 and all(isinstance(z, list) for z in got)):

@@ -245,8 +245,10 @@ def check_cheapest_settings(cheapest_settings) -> bool:
         table = once(("sweep",) + _SWEEP_CASE, lambda: _sweep(window, task))
         good = {k: bill for k, (bill, ok) in table.items() if ok}
         best = min(good, key=good.get)
-        if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(x, int) for x in got)):
+        if not (isinstance(got, (tuple, list)) and len(got) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in got)):
             raise Fail(f"cheapest_settings returned {got!r}", "return a pair of whole numbers: (chunk_turns, keep_turns).")
+        got = tuple(got)
         print("chunk_turns keep_turns  input billed  finished on staging")
         for (chunk, keep), (bill, ok) in table.items():
             print(f"{chunk:>11} {keep:>10} {bill:>13,}  {'yes' if ok else 'NO'}")

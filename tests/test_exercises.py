@@ -1112,3 +1112,37 @@ def test_compare_with_tokenizer_prints_both_counts_and_survives_a_stub():
     assert "app/auth.py" in printed and "cl100k" in printed and "biggest miss" in printed
     _, printed = verdict(C.compare_with_tokenizer, unfinished)
     assert "Not done yet" in printed and "app/auth.py" in printed
+
+
+# ---- the generators make the cases a careful grader tries ------------------------------------------------
+
+def test_the_window_scenarios_hold_every_edge():
+    from checks.ex02_sliding_window import NOTICE, window_scenarios
+    for pinned in (False, True):
+        cases = list(window_scenarios(2, pinned=pinned))
+        totals = [(sum(c(m) for m in ms), b, ms, c) for ms, b, c in cases]
+        assert any(t == b for t, b, _, _ in totals), "a budget the whole history fits exactly"
+        assert pinned or any(b == 0 for _, b, _, _ in totals), "a budget of 0"
+        head = lambda ms, c: c(ms[0]) if pinned else 0           # noqa: E731
+        newest = [c(NOTICE) + head(ms, c) + sum(c(m) for m in ms[safe_cuts(ms)[-2]:]) for _, _, ms, c in totals]
+        assert any(n > b for n, (_, b, _, _) in zip(newest, totals)), "a newest turn over the budget"
+        assert any(n == b for n, (_, b, _, _) in zip(newest, totals)) or any(
+            t > b for t, b, _, _ in totals), "tight budgets"
+        texts = [text_of(m) for ms, _, _ in cases for m in ms]
+        assert any(len(t.encode()) > len(t) for t in texts), "non-ASCII text"
+        inputs = [b["input"] for ms, _, _ in cases for m in ms for b in blocks_of(m) if b["type"] == "tool_use"]
+        assert any(len(str(i)) > 500 for i in inputs), "a big tool_use input"
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_the_solutions_pass_on_other_seeds_too(seed):
+    """The checks take a seed: the solutions must pass whatever the fresh cases are, not only on the default."""
+    for check, name, function in [
+        (C.check_tokens_of, "01_the_desk", "tokens_of"),
+        (C.check_sliding_window, "02_sliding_window", "sliding_window"),
+        (C.check_split_zones, "03_three_zones", "split_zones"),
+        (C.check_compact, "03_three_zones", "compact"),
+        (C.check_promote, "05_memory", "promote"),
+    ]:
+        ok, printed = verdict(check, solution(name, function), seed)
+        assert ok, printed

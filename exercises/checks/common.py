@@ -191,7 +191,8 @@ def how_it_stopped(run_) -> str:
 
 VOCAB = ("desk window token summary request rule staging file read note lap tool result cache "
          "invoice email login billing report export migration pending schema index").split()
-WIDE_WORDS = "café naïve Zürich façade déjà-vu smörgåsbord 東京 データ 🙂 ½ €".split()   # 1 char != 1 byte
+# Words whose characters take more than one byte each in UTF-8.
+WIDE_WORDS = "café naïve Zürich façade déjà-vu smörgåsbord 東京 データ 🙂 ½ €".split()
 
 
 def words(rng: random.Random, n: int, wide: float = 0.0) -> str:

@@ -65,41 +65,48 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
 
 
 def tokens_hint(got, history) -> str:
-    """Name the usual mistake behind a wrong count, by recomputing each mistake and finding the one that fits."""
+    """Name the usual mistake behind a wrong count: recompute each mistake, take the one nearest to ``got``.
+
+    A mistake is named only if ``got`` is within 3% of it (one token for the exact ones) and clearly
+    nearer to it than to the right answer; otherwise the hint restates the recipe.
+    """
     texts = [text_of(m) for m in history]
     chars = sum(len(t) for t in texts)
     blocks = [b for m in history for b in blocks_of(m)]
-    no_inputs = chars - sum(len(json.dumps(b["input"], sort_keys=True)) for b in blocks if b["type"] == "tool_use")
+    calls = [b for b in blocks if b["type"] == "tool_use"]
+    no_inputs = chars - sum(len(json.dumps(b["input"], sort_keys=True)) + 1 for b in calls)
     text_only = sum(len(b.get("text", "")) for b in blocks if b.get("type") == "text")
-    near, rough = 1, 0.02 * chars / 4           # exact recomputations, and ones that depend on the joins
+    extra = round((got - chars / 4) / len(history))
     mistakes = [
-        (sum(len(t.split()) for t in texts), rough, "you are counting words. Tokens are pieces of words, about "
-                                                    "four characters each: count the characters and divide by 4."),
-        (chars, rough, "that is the number of characters: divide it by 4."),
-        (sum(len(t.encode("utf-8")) for t in texts) / 4, near,
+        (sum(len(t.split()) for t in texts), "you are counting words. Tokens are pieces of words, about four "
+                                             "characters each: count the characters and divide by 4."),
+        (chars, "that is the number of characters: divide it by 4."),
+        (sum(len(t.encode("utf-8")) for t in texts) / 4,
          "you are counting UTF-8 bytes, and a character such as é or 東 takes two to four of them. Count "
          "characters: len(text), not len(text.encode())."),
-        (sum(math.ceil(len(t) / 4) for t in texts), near, "you round up each message, so every message adds up to "
-                                                           "one token too many. Add up the characters first, then divide once."),
-        (sum(len(t) // 4 for t in texts), near, "you round down each message, so every message loses up to one "
-                                                "token. Add up the characters first, then divide once."),
-        (sum(round(len(t) / 4) for t in texts), near, "you round each message, and the roundings add up. Add up "
-                                                      "the characters first, then divide once."),
-        (no_inputs / 4, rough, "the input of every tool_use is on the desk too (the whole file of a write_file "
-                               "call): text_of(message) includes it, as `name {json of the input}`."),
-        (text_only / 4, rough, "tool calls and every tool_result are on the desk too, not only text blocks: "
-                               "harness.messages.text_of(message) gives all of a message's text."),
-        (sum(len(json.dumps(m)) for m in history) / 4, rough,
+        (sum(math.ceil(len(t) / 4) for t in texts),
+         "you round up each message, so every message adds up to one token too many. Add up the characters "
+         "first, then divide once."),
+        (sum(len(t) // 4 for t in texts), "you round down each message, so every message loses up to one token. "
+                                          "Add up the characters first, then divide once."),
+        (sum(round(len(t) / 4) for t in texts), "you round each message, and the roundings add up. Add up the "
+                                                "characters first, then divide once."),
+        (no_inputs / 4, "the input of every tool_use is on the desk too (the whole file of a write_file call): "
+                        "text_of(message) includes it, as `name {json of the input}`."),
+        (text_only / 4, "tool calls and every tool_result are on the desk too, not only text blocks: "
+                        "harness.messages.text_of(message) gives all of a message's text."),
+        (sum(len(json.dumps(m)) for m in history) / 4,
          "you are counting the JSON of the whole message (keys, quotes, ids). Count the text a reader sees: "
          "text_of(message)."),
+        (chars / 4 + extra * len(history) if extra >= 1 else None,
+         f"you add about {extra} token(s) per message. The task is chars/4 alone: no per-message overhead (the "
+         "real API adds a few, but that is not this meter)."),
     ]
-    for value, slack, hint in mistakes:
-        if abs(got - value) <= max(slack, 1):
-            return hint
-    extra = (got - chars / 4) / len(history)
-    if extra >= 0.9 and abs(extra - round(extra)) < 0.3:
-        return (f"you add about {round(extra)} token(s) per message. The task is chars/4 alone: no per-message "
-                "overhead (the real API adds a few, but that is not this meter).")
+    right = chars / 4
+    scored = [(abs(got - value), value, hint) for value, hint in mistakes if value is not None]
+    distance, value, hint = min(scored, key=lambda s: s[0])
+    if distance <= max(1, 0.03 * value) and distance < abs(got - right) / 2:
+        return hint
     return "add up len(text_of(m)) over all the messages, then divide by 4 once, at the end."
 
 

@@ -383,7 +383,8 @@ def check_pinned_window(pinned_window, seed: int = 3) -> bool:
                            "the rule lives in the request: pin messages[0] so it is sent on every lap.")
             if run_.database_target != "staging":
                 raise Fail(f"in a run with a {window:,}-token window the fix went to {run_.database_target} "
-                           f"({how_it_stopped(run_)})", "keep the request (and its rule) pinned at the front of every desk.")
+                           f"({how_it_stopped(run_)})",
+                           "keep the request (and its rule) pinned at the front of every desk.")
         return f"{n} histories, and 3 runs where the rule stayed on the desk and the fix went to staging."
 
     return verdict("pinned_window", body)
@@ -475,6 +476,7 @@ def check_remarks_window(remarks_window, seed: int = 9) -> bool:
             if run_.database_target != "staging":
                 raise Fail(f"[{where}] the fix went to {run_.database_target} ({how_it_stopped(run_)})",
                            "keep the rule on the desk on every lap after it was said.")
-        return "25 fresh histories, and 3 runs with the rule said at lap 2, 3 or 4: it stayed, the fix went to staging."
+        return ("25 fresh histories, and 3 runs with the rule said at lap 2, 3 or 4: it stayed, the fix went "
+                "to staging.")
 
     return verdict("remarks_window", body)

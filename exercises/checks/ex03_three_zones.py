@@ -80,7 +80,8 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
                            "messages, or one more when it would otherwise start with a tool_result. It never "
                            "reaches into the head.")
             count += 1
-        return f"{count} histories (the example, edges, 40 fresh): request pinned, tail the right size, no pair split."
+        return (f"{count} histories (the example, edges, 40 fresh): request pinned, tail the right size, "
+                "no pair split.")
 
     return verdict("split_zones", body)
 
@@ -106,7 +107,8 @@ def check_compact(compact, seed: int = 5) -> bool:
             if problem:
                 raise problem
             count += 1
-        return f"{count} histories: the request pinned, one headed summary card for the middle, the tail word for word."
+        return (f"{count} histories: the request pinned, one headed summary card for the middle, the tail "
+                "word for word.")
 
     return verdict("compact", body)
 

@@ -75,7 +75,8 @@ def check_running_summary(running_summary, seed: int = 6) -> bool:
                            "every fold must carry the summary so far, rules included.")
             print(f"[{where}] the raw history ended at {run_.laps[-1].raw_tokens:,} tokens; the desk stayed between "
                   f"{min(later):,} and {max(later):,} after lap 5; fix on {run_.database_target}.")
-        return f"{count} fold sequences (edges included), and 2 runs where the desk stayed flat while the raw history grew."
+        return (f"{count} fold sequences (edges included), and 2 runs where the desk stayed flat while the raw "
+                "history grew.")
 
     return verdict("running_summary", body)
 
@@ -247,7 +248,8 @@ def check_cheapest_settings(cheapest_settings) -> bool:
         best = min(good, key=good.get)
         if not (isinstance(got, (tuple, list)) and len(got) == 2
                 and all(isinstance(x, int) and not isinstance(x, bool) for x in got)):
-            raise Fail(f"cheapest_settings returned {got!r}", "return a pair of whole numbers: (chunk_turns, keep_turns).")
+            raise Fail(f"cheapest_settings returned {got!r}",
+                       "return a pair of whole numbers: (chunk_turns, keep_turns).")
         got = tuple(got)
         print("chunk_turns keep_turns  input billed  finished on staging")
         for (chunk, keep), (bill, ok) in table.items():

@@ -220,7 +220,8 @@ def _returned_problem(returned, added, existing, where):
         raise Fail(f"[{where}] promote returned None",
                    "return the list of lines you added (as written to the file), [] if none.")
     if not isinstance(returned, (list, tuple)) or not all(isinstance(x, str) for x in returned):
-        raise Fail(f"[{where}] promote returned {type(returned).__name__}", "return a list of strings, the lines added.")
+        raise Fail(f"[{where}] promote returned {type(returned).__name__}",
+                   "return a list of strings, the lines added.")
     held = [x for x in returned if _norm(x) in {_norm(e) for e in existing}]
     if held:
         raise Fail(f"[{where}] promote returned {held[0]!r}, which memory already held",

@@ -173,6 +173,16 @@ class Desk:
                 out.append((tool_input.get("path", ""), text))
         return out
 
+    def searched(self) -> dict[str, str | None]:
+        """What it has searched for: {text: result} for searches on the desk, {text: None} for those a summary
+        says were done (their hits are gone, so they cannot be followed again)."""
+        found: dict[str, str | None] = {}
+        for text in self.summaries:
+            for line in re.findall(r"searched for (.+?)\. Pending", text):
+                found.update({t: None for t in line.split(" | ")})
+        found.update({inp.get("text"): hits for inp, hits in self.results_of("search")})
+        return found
+
     def fact_lines(self) -> list[tuple[str, str]]:
         """(kind, text) of every Cause/Fix/Noticed line in notes, summaries and the system prompt."""
         out = []

@@ -119,7 +119,7 @@ class DeskModel:
         wants_apply = bool(words(goal) & APPLY_WORDS)
         if cause and not wants_apply:
             return _say("\n".join(note + [f"Done. The cause: {cause}."]))
-        if cause and (fix or repair_in(cause)):
+        if cause and fix:
             return self.apply(desk, note, cause, fix)
 
         pointed = self.pointed(desk, cause, fix, wants_apply)
@@ -131,7 +131,7 @@ class DeskModel:
         folder = self.folder_to_delegate(desk, goal, listing, names)
         if folder:
             return self.call(note, "delegate", {"task": f"Read every file under {folder} and report what you notice."})
-        searching = bool(desk.results_of("search"))   # it searches only once the listing is done
+        searching = bool(desk.searched())             # it searches only once the listing is done
         path = None if searching and (cause or fix) else self.next_file(desk, goal, listing)
         if path:
             return self.call(note, "read_file", {"path": path})
@@ -167,12 +167,12 @@ class DeskModel:
         """The next search (or the file a search points at) when the cause or the fix is not in view."""
         wanted = ([] if cause else list(CAUSE_MARKERS)) + (FIX_SEARCHES if wants_apply else [])
         on_desk = {p for p, _ in desk.file_texts()}
-        searched = {inp.get("text"): text for inp, text in desk.results_of("search")}
+        searched = desk.searched()
         scope = scope_of(goal, listing)
         for text in wanted:
             if text not in searched:
                 return "search", {"text": text}
-            for path in dict.fromkeys(re.findall(r"^([^:\n]+):\d+:", searched[text], re.M)):
+            for path in dict.fromkeys(re.findall(r"^([^:\n]+):\d+:", searched[text] or "", re.M)):
                 if in_scope(path, goal, scope) and path not in on_desk:
                     return "read_file", {"path": path}
         return None

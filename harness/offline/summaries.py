@@ -170,25 +170,30 @@ def gather(material: str) -> list[tuple[str, str, int]]:
 
 
 def progress(material: str, items: list, read: list[str]) -> str:
-    """The progress line, carried on from an earlier one:
-    'Done: read 7 files (last: app/db.py); found the cause in app/auth.py. Pending: apply the fix in m/3.sql.'
+    """The progress line, carried on from an earlier one, e.g. 'Done: read 7 files (last: app/db.py); found the
+    cause in app/auth.py; searched for FIXME. Pending: apply the fix in migrations/003.sql.'
 
-    It says where the cause and the fix are (not what they say), so even a vague summary leaves pointers.
+    It says where the cause and the fix are (not what they say) and what was searched for already, so even a
+    vague summary leaves pointers and the agent does not search for the same thing again.
     """
     path = r"([\w./-]+\w)"
-    count, last, cause_at, fix_at = 0, "", "", ""
+    count, last, cause_at, fix_at, searched = 0, "", "", "", []
     for line in re.findall(r"Done: read \d+ files.*", material):
         count = int(re.search(r"read (\d+) files", line).group(1))
         last = (re.search(rf"\(last: {path}\)", line) or [None, last])[1]
         cause_at = (re.search(rf"found the cause in {path}", line) or [None, cause_at])[1]
         fix_at = (re.search(rf"apply the fix in {path}", line) or [None, fix_at])[1]
+        earlier = re.search(r"searched for (.+?)\. Pending", line)
+        searched += earlier.group(1).split(" | ") if earlier else []
+    searched += re.findall(r'assistant -> search \{"text": "([^"]*)"\}', material)
     causes = [t for k, t, _ in items if k == "Cause"]
     fixes = [t for k, t, _ in items if k == "Fix"]
     cause_at = causes[-1].split(" ")[1].split(":")[0] if causes else cause_at
     fix_at = fixes[-1].split(" ")[1] if fixes else fix_at
     last = read[-1] if read else last
-    done = f"read {count + len(read)} files" + (f" (last: {last})" if last else "") + \
-        (f"; found the cause in {cause_at}" if cause_at else "")
+    done = f"read {max(count, len(read))} files" + (f" (last: {last})" if last else "") + \
+        (f"; found the cause in {cause_at}" if cause_at else "") + \
+        (f"; searched for {' | '.join(dict.fromkeys(searched))}" if searched else "")
     pending = f"apply the fix in {fix_at}" if fix_at else ("find the fix" if cause_at else "find the cause")
     return f"Done: {done}. Pending: {pending}."
 

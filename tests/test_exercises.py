@@ -526,6 +526,14 @@ def remarks_window_not_counting_the_remarks(messages, budget, counter):
     return messages[:1] + [user(DROPPED_NOTICE + " " + " ".join(said))] + kept
 
 
+def remarks_window_keeping_only_the_newest_turn(messages, budget, counter):
+    if sum(counter(m) for m in messages) <= budget:
+        return list(messages)
+    cut = safe_cuts(messages)[-2]
+    said = [b["text"] for m in messages[1:cut] if m["role"] == "user" for b in blocks_of(m) if b["type"] == "text"]
+    return messages[:1] + [user(DROPPED_NOTICE + " " + " ".join(said))] + messages[cut:]
+
+
 def remarks_window_crashing_on_empty(messages, budget, counter):
     head = messages[0]
     return solution("02_sliding_window", "remarks_window")([head] + messages[1:], budget, counter)
@@ -886,6 +894,7 @@ CORPUS = [
     wrong(C.check_remarks_window, remarks_window_forgetting_remarks, "word for word, into the notice"),
     wrong(C.check_remarks_window, remarks_window_not_counting_the_remarks, "grows with the remarks"),
     wrong(C.check_remarks_window, remarks_window_crashing_on_empty, "an empty history is a real input"),
+    wrong(C.check_remarks_window, remarks_window_keeping_only_the_newest_turn, "try the cuts from the oldest on"),
     # 03
     wrong(C.check_split_zones, split_with_a_naive_tail, "move the boundary back one message"),
     wrong(C.check_split_zones, split_with_two_messages_in_the_head, "the request alone"),

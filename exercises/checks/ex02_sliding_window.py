@@ -430,6 +430,15 @@ def _remarks_problem(messages, budget, counter, out) -> Fail | None:
     if k == 0:
         return Fail(f"for {size} the newest message is not on your desk",
                     "keep the NEWEST messages; drop the oldest ones after the request.")
+    # Would the next older turn have fitted, with its remarks added to a notice worded like yours?
+    dropped = user_remarks(messages[1:start])
+    preamble = max(0, len(notice) - sum(len(r) + 1 for r in dropped))
+    for p in [c for c in safe_cuts(messages)[:-1] if 1 <= c < start][-1:]:
+        wider = user("x" * preamble + " ".join(user_remarks(messages[1:p])))
+        if sum(counter(m) for m in [messages[0], wider] + messages[p:]) + 2 <= budget:
+            return Fail(f"for {size} you dropped more than needed: messages {p}..{start - 1} still fitted",
+                        "try the cuts from the oldest on and keep the first desk that fits (the notice grows "
+                        "as you drop more, so the newest cut is not the only one to try).")
     return None
 
 

@@ -134,7 +134,8 @@ class ClearThenCompact(Strategy):
         if size > self.threshold * self.usable(model):
             return self.compact(history, lap=lap, model=model, meter=meter, system=system, tools=tools)
         if cleared_now:
-            desk.kind, desk.event = "clear", f"cleared {cleared_now} old tool results in one batch"
+            results = "result" if cleared_now == 1 else "results"
+            desk.kind, desk.event = "clear", f"cleared {cleared_now} old tool {results} in one batch"
         return desk
 
     def clear(self, history, meter) -> int:

@@ -401,6 +401,7 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
     if label is not None:
         ax.annotate(f"{label.family}\n({label.settings})", (label.tokens * 100, label.dollars * 100),
                     xytext=(40, 40), textcoords="offset points", fontsize=FONT - 6,
+                    bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85},
                     arrowprops={"arrowstyle": "->", "color": "black"})
     ax.axhline(100, color="black", lw=1, ls=":")
     ax.axvline(100, color="black", lw=1, ls=":")

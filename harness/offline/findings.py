@@ -117,11 +117,14 @@ def continued(lines: list[tuple[int, str]], number: int) -> str:
 
 
 def is_repair_for(goal: str, path: str, lines: list[tuple[int, str]]) -> bool:
-    """A SQL file not marked as run whose comments and name speak of the goal, and that changes data."""
+    """A SQL file not marked as run that changes data, and whose comments and name speak of the goal
+    (two shared words, or one and the word repair / fix)."""
     notes = " ".join(line for _, line in lines if line.strip().startswith("--"))
     body = sql_body(lines)
+    says_repair = re.search(r"\b(?:repairs?|fix(?:es)?|correct(?:s|ion)?)\b|(?:repair|fix)_", f"{notes} {path}", re.I)
+    related = relation(goal, notes, path)
     return bool(re.match(r"(?:UPDATE|DELETE|INSERT|ALTER)\b", body, re.I)) and not APPLIED.search(notes) and \
-        relation(goal, notes, path) >= 2
+        (related >= 2 or (related >= 1 and bool(says_repair)))
 
 
 def judge(marker: str, comment: str, goal: str, context: str = "") -> str:

@@ -34,7 +34,7 @@ def tables(request):
     folder = request.param
     window = 5000 if folder.name == "workspace" else None
     by_name = lambda rows: {r["strategy"]: r for r in rows}
-    return folder, by_name(compare(None, window, folder)), by_name(compare(3, window, folder))
+    return folder, by_name(compare(None, window, folder)), by_name(compare(3, window, folder, correct_at=2))
 
 
 def test_full_history_overflows(tables):
@@ -59,6 +59,13 @@ def test_the_vague_prompt_loses_a_rule_said_mid_task(tables):
     _, _, later = tables
     assert later["three-zone, naive prompt"]["rule kept"] == "no"
     assert later["three-zone, naive prompt"]["database"] in ("production", "-")
+
+
+def test_the_template_and_the_running_summary_carry_a_correction_the_window_loses(tables):
+    _, _, later = tables
+    for name in ("three-zone, template", "running summary"):
+        assert later[name]["fix statement"] == "corrected", (name, later[name])
+    assert later["sliding window"]["fix statement"] == "stale"
 
 
 def test_a_file_whose_read_fell_off_the_desk_is_read_again(tables):

@@ -12,6 +12,7 @@ Read them in this order:
 * ``context``    -- the strategies: full history, sliding window, three zones, running summary, clearing
 * ``memory``, ``promote``, ``notes`` -- CLAUDE.md: loading, writing into it, recalled notes
 * ``cost``       -- the token bill, with prompt caching
+* ``cache_aware``, ``frontier`` -- cache breakpoints, a strategy that keeps them, dollars vs tokens
 * ``plots``, ``widgets`` -- the pictures and the live dashboard
 * ``tasks``, ``classroom`` -- the class task, and the notebooks' setup check
 * ``subagent``, ``api_levers`` -- going further: sub-agents, and the API's server-side features

@@ -99,7 +99,8 @@ class ClearThenCompact(Strategy):
 
     def __init__(self, keep_results: int = 1, clear_at_least: int = 0, threshold: float = 0.8,
                  low_water: float = 0.1, output_reserve: int = 512,
-                 exclude_tools: tuple[str, ...] = ("list_files",), max_words: int = 120, prompt: str = COMPACTION_TEMPLATE, max_failures: int = 3):
+                 exclude_tools: tuple[str, ...] = ("list_files",), max_words: int = 120,
+                 prompt: str = COMPACTION_TEMPLATE, max_failures: int = 3):
         if keep_results < 0 or clear_at_least < 0 or output_reserve < 0:
             raise ValueError("keep_results, clear_at_least and output_reserve cannot be negative.")
         if not 0 < threshold <= 1 or not 0 < low_water < threshold:
@@ -214,9 +215,7 @@ class ClearThenCompact(Strategy):
             desk = self.desk(history)
             desk.kind, desk.event = "stuck", "cannot compact: the newest turn alone is over the threshold"
             return desk
-        sent = self.desk(history).messages
-        middle = [unmarked(m) for m in sent[1 + bool(self.summary_message):1 + bool(self.summary_message)
-                                            + cut - self.upto]]
+        middle = [self.pointer(history, i) if i in self.cleared else history[i] for i in range(self.upto, cut)]
 
         def make_prompt(summary, events):
             earlier = [user("[Earlier summary]\n" + summary)] if summary else []

@@ -9,10 +9,11 @@ the raw transcript stays whole, so every run can be replayed and plotted.
 * ``SlidingWindow``        -- keep the newest messages that fit. The oldest papers fall off.
 * ``ThreeZoneCompaction``  -- pinned head, summarized middle, verbatim tail, at a threshold.
 * ``RunningSummary``       -- fold each finished chunk into one living summary.
-* ``ClearToolResults``     -- swap old tool results for a one-line pointer. No model call.
+* ``ClearToolResults``     -- swap old tool results for a one-line pointer; compact only if that cannot hold.
 
 Every strategy cuts only where ``messages.safe_cuts`` allows, so no tool_use is ever sent
-without its tool_result. Left out: token-exact packing, prompt-cache breakpoints, images.
+without its tool_result. Left out: token-exact packing and images; prompt-cache breakpoints and a
+strategy built around them are in ``harness.cache_aware``.
 """
 
 from __future__ import annotations

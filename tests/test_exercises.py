@@ -1018,6 +1018,11 @@ def split_by_walking_back(messages, keep):
     return messages[:1], messages[1:tail_start], messages[tail_start:]
 
 
+def compact_with_a_blank_line_after_the_header(messages, summarize, keep):
+    head, middle, tail = sol_split(messages, keep)
+    return head + [user("[Summary of earlier work]\n\n" + summarize(middle))] + tail if middle else list(messages)
+
+
 def promote_through_a_temporary_file(summary, memory_path):
     import os
     import tempfile
@@ -1038,6 +1043,7 @@ RIGHT_ANSWERS = [
     pytest.param(C.check_sliding_window, (window_walking_forward,), id="sliding_window: walking forward"),
     pytest.param(C.check_first_lap_without, (first_lap_by_index,), id="first_lap_without: by index"),
     pytest.param(C.check_split_zones, (split_by_walking_back,), id="split_zones: walking back"),
+    pytest.param(C.check_compact, (compact_with_a_blank_line_after_the_header,), id="compact: a blank line more"),
     pytest.param(C.check_promote, (promote_through_a_temporary_file,), id="promote: temp file + os.replace"),
     pytest.param(C.check_memory, ("- Do not run anything on production.\n" + WHERE_LINES, 60),
                  id="memory: another wording the model reads"),

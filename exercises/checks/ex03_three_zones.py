@@ -167,7 +167,7 @@ def compact_problem(messages, keep, out, seen, card_text, size) -> Fail | None:
         return Fail(f"[{size}] the card starts {text[:30]!r}",
                     f"start the card with the header line {CARD_HEADER}, then a newline, then the summary: the "
                     "header tells the model this is the harness's note, not a new request from the user.")
-    if text[len(CARD_HEADER) + 1:] != card_text:
+    if text[len(CARD_HEADER) + 1:].strip() != card_text.strip():      # a blank line more or less is fine
         return Fail(f"[{size}] after the header the card holds something other than what summarize returned",
                     "put the text summarize(middle) returned after the header, unchanged.")
     if out[2:] != tail:

@@ -1,0 +1,68 @@
+"""The class's JupyterHub with five students: log in, start servers, hand out the workbook, run lesson 03 at once.
+
+class/sizing.py does the work (the benchmark runs the same code with more students): the hub of
+class/jupyterhub_config.py starts on 127.0.0.1 with its state in this test's temporary folder, each
+student logs in through the hub's REST API with the class password, starts a server, pulls the workbook
+with nbgitpuller and runs every code cell of lesson 03 over their own server's kernel websocket. The
+servers run as this user (SimpleLocalProcessSpawner), so nothing outside the temporary folder changes.
+"""
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
+import sizing  # noqa: E402
+
+STUDENTS = 5
+
+
+@pytest.fixture(scope="module")
+def lesson_in_five_servers(tmp_path_factory):
+    return sizing.run_class(STUDENTS, tmp_path_factory.mktemp("class-hub"))
+
+
+def code_cells(path: Path) -> int:
+    notebook = nbformat.read(path, as_version=4)
+    return sum(1 for cell in notebook.cells if cell.cell_type == "code" and cell.source.strip())
+
+
+@pytest.mark.slow
+def test_every_student_ran_the_whole_lesson_without_an_error(lesson_in_five_servers):
+    expected = code_cells(sizing.REPO / sizing.LESSON)
+    for student in lesson_in_five_servers["students"]:
+        assert student.errors == [], f"{student.name}: {student.errors}"
+        assert student.cells_run == expected, f"{student.name} ran {student.cells_run} of {expected} cells"
+
+
+@pytest.mark.slow
+def test_each_lesson_ran_in_that_students_own_server_and_copy(lesson_in_five_servers):
+    state = lesson_in_five_servers["state"]
+    students = lesson_in_five_servers["students"]
+    for student in students:
+        notebooks = (state / "home" / student.name / sizing.WORKBOOK_FOLDER / "notebooks").resolve()
+        assert Path(student.kernel_cwd).resolve() == notebooks, f"{student.name}'s kernel ran in {student.kernel_cwd}"
+    assert len({s.server_pid for s in students}) == STUDENTS
+    assert len({s.kernel_pid for s in students}) == STUDENTS
+    assert lesson_in_five_servers["isolation"], "one student's token opened another student's server"
+
+
+@pytest.mark.slow
+def test_the_lessons_ran_at_the_same_time(lesson_in_five_servers):
+    students = lesson_in_five_servers["students"]
+    last_start = max(s.lesson_started for s in students)
+    first_end = min(s.lesson_started + s.lesson_s for s in students)
+    assert last_start < first_end, "some lesson finished before another had started"
+
+
+@pytest.mark.slow
+def test_each_student_is_measured_and_the_table_sizes_a_class(lesson_in_five_servers):
+    for student in lesson_in_five_servers["students"]:
+        assert student.server_rss_peak > 20 * sizing.MIB and student.kernel_rss_peak > 20 * sizing.MIB
+        assert student.kernel_cpu_s > 0.1 and student.server_cpu_s > 0
+        assert student.lesson_s > 0 and student.server_start_s > 0
+    table = sizing.sizing_table(lesson_in_five_servers)
+    print("\n" + table)
+    assert "| 30 students |" in table and "| 100 students |" in table and "per GiB" in table

@@ -17,7 +17,7 @@ import re
 NAME = r"`?([\w.]+)`?"
 FORMS = [                                      # (pattern, which group is the new name, which the old)
     (re.compile(rf"\b(?:is|are|was|use|means?|called|named)\s+{NAME},?\s+not\s+{NAME}", re.I), 1, 2),
-    (re.compile(rf"`([\w.]+)`,?\s+not\s+`([\w.]+)`", re.I), 1, 2),
+    (re.compile(r"`([\w.]+)`,?\s+not\s+`([\w.]+)`", re.I), 1, 2),
     (re.compile(rf"\bnot\s+{NAME},?\s+but\s+{NAME}", re.I), 2, 1),
     (re.compile(rf"\b{NAME}\s+(?:instead of|rather than)\s+{NAME}", re.I), 1, 2),
     (re.compile(rf"\b{NAME}\s+should (?:be|read|say)\s+{NAME}", re.I), 2, 1),

@@ -16,13 +16,18 @@ How it works a task (one decision per call):
 3. **Reading.** It lists the files when no listing is in view, then reads, in listing order, the
    next file after the furthest one it can see evidence of having read (a read on the desk, or a
    path named in a summary). Files that memory or a summary points at for the goal come first.
-4. **Facts.** A ``FIXME``/``BUG`` comment that shares a word with the goal is the *cause*; other
-   markers are noticed *in passing*. A ``.sql`` file marked ``-- status: pending`` is the *fix*.
-5. **Missing facts.** At the end of the listing, if the cause or the fix is not in view, it
-   searches for its marker and re-reads the file the search points at.
-6. **Acting.** When the goal asks to apply the fix and both facts are in view, it calls ``run_sql``.
-   The target is ``production`` -- unless a rule against production is *visible* (in a user message,
-   the system prompt, or a summary). Then it picks ``staging``.
+4. **Findings** (``findings``). A ``FIXME``/``BUG``/``XXX``/``HACK``/``TODO`` comment whose words meet the
+   goal's is the *cause*; other markers are noticed *in passing*. The *fix* is a SQL file whose comments
+   say it has not run yet, or a repair script in the goal's folders; failing that, the repair the cause
+   comment carries in backticks (or a stand-in statement it writes, marked as such).
+5. **Missing findings** (``searching``). When a summary says where a lost finding is ("found the cause in
+   X"), it re-reads X. At the end of the listing it searches for every marker kind and for pending fixes,
+   and re-reads the files the hits point at.
+6. **Acting** (``rules``). When the goal asks to apply the fix and the cause and the fix are in view, it
+   calls ``run_sql``. The target is the tool's default (``production``) -- unless a standing rule in view
+   (a user message, the system prompt, or a summary) rules it out; then the first target left (``staging``).
+   The targets are the ones the tool's schema lists. A correction in view ("the table is ``accounts``,
+   not ``users``") changes the statement (``corrections``).
 7. **Summaries.** Asked to summarize or fold (a prompt holding a ``<transcript>`` or ``<events>``),
    it writes only the sections the prompt asks for, within the prompt's word limit, most salient
    lines first. A vague prompt gets the gist only: the goal and the progress. A ``Focus on X``
@@ -52,9 +57,10 @@ import re
 from harness.offline.context_rot import ContextRot
 from harness.offline.summaries import summary_request, write_summary
 from harness.offline.corrections import apply_corrections
-from harness.offline.desk import PATH, Desk, folders_to_hand_out, named_folders, scope_of, words
-from harness.offline.findings import (CAUSE_MARKERS, cause_strength, facts_in_file, facts_in_report, fix_statement,
-                                      numbered, repair_in, sql_body, written_fix)
+from harness.offline.desk import Desk, folders_to_hand_out, scope_of, words
+from harness.offline.searching import known, look_again, lead, next_file, pointed
+from harness.offline.findings import (facts_in_file, facts_in_report, fix_statement,
+                                      numbered, sql_body, written_fix)
 from harness.messages import result_text
 from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
@@ -62,7 +68,6 @@ from harness.tokens import Meter
 
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
 APPLY_WORDS = {"apply", "execu", "migra", "datab", "patch"}   # a goal with these words asks to run the fix
-FIX_SEARCHES = ["pending", "not applied", ".sql"]             # what it searches for when the fix is not in view
 DELEGATE_ABOVE = 6           # more files than this in scope, and a delegate tool on offer: hand them out
 
 
@@ -113,7 +118,7 @@ class DeskModel:
         if SURVEY.search(goal):          # a sub-agent's task: read the folder, then report
             return self.survey(desk, goal, note)
         applied = [use["input"] for use, res in desk.calls if use["name"] == "run_sql" and res and not _failed(res)]
-        cause, fix = self.known(desk, goal)
+        cause, fix = known(desk, goal)
         if applied:
             return self.finish(desk, note, cause, applied[-1], names)
         wants_apply = bool(words(goal) & APPLY_WORDS)
@@ -122,9 +127,9 @@ class DeskModel:
         if cause and fix:
             return self.apply(desk, note, cause, fix)
 
-        pointed = self.pointed(desk, cause, fix, wants_apply)
-        if pointed:                      # a summary says where the lost finding is: read it again
-            return self.call(note, "read_file", {"path": pointed})
+        lost = pointed(desk, cause, fix, wants_apply)
+        if lost:                         # a summary says where the lost finding is: read it again
+            return self.call(note, "read_file", {"path": lost})
         listing = desk.listing()
         if listing is None:
             return self.call(note, "list_files", {})
@@ -132,14 +137,14 @@ class DeskModel:
         if folder:
             return self.call(note, "delegate", {"task": f"Read every file under {folder} and report what you notice."})
         searching = bool(desk.searched())             # it searches only once the listing is done
-        path = None if searching and (cause or fix) else self.next_file(desk, goal, listing)
+        path = None if searching and (cause or fix) else next_file(desk, goal, listing)
         if path:
             return self.call(note, "read_file", {"path": path})
         # End of the listing and a fact is missing: search for every kind of marker, read what the hits point at.
-        lookup = self.look_again(desk, goal, listing, cause, wants_apply)
+        lookup = look_again(desk, goal, listing, cause, wants_apply)
         if lookup:
             return self.call(note, *lookup)
-        cause = cause or self.lead(desk, goal)
+        cause = cause or lead(desk, goal)
         if cause and wants_apply:        # nothing prepared to apply: write the statement from the cause
             return self.apply(desk, note, cause, None)
         if cause:
@@ -163,37 +168,6 @@ class DeskModel:
                                           f"({', '.join(desk.targets)}): {rules}. I will not run it."]))
         return self.call(note, "run_sql", {"target": target, "statement": statement})
 
-    def look_again(self, desk: Desk, goal: str, listing: list[str], cause: str | None, wants_apply: bool):
-        """The next search (or the file a search points at) when the cause or the fix is not in view."""
-        wanted = ([] if cause else list(CAUSE_MARKERS)) + (FIX_SEARCHES if wants_apply else [])
-        on_desk = {p for p, _ in desk.file_texts()}
-        searched = desk.searched()
-        scope = scope_of(goal, listing)
-        for text in wanted:
-            if text not in searched:
-                return "search", {"text": text}
-            for path in dict.fromkeys(re.findall(r"^([^:\n]+):\d+:", searched[text] or "", re.M)):
-                if in_scope(path, goal, scope) and path not in on_desk:
-                    return "read_file", {"path": path}
-        return None
-
-    def pointed(self, desk: Desk, cause: str | None, fix: str | None, wants_apply: bool) -> str | None:
-        """A file a summary names as holding the missing cause or fix ("found the cause in X"), not on the desk now."""
-        on_desk = {p for p, _ in desk.file_texts()}
-        wanted = [r"\bcause\b"] if not cause else ([r"\bfix\b"] if wants_apply and not fix else [])
-        for text in desk.summaries:
-            for pattern in wanted:
-                for found in re.finditer(pattern + r"[^.\n]*?\b(?:in|from)\s+(" + PATH.pattern + ")", text, re.I):
-                    path = found.group(1).rstrip(".,;")
-                    if path not in on_desk and "/" in path:
-                        return path
-        return None
-
-    def lead(self, desk: Desk, goal: str) -> str | None:
-        """An unmarked comment that points at the goal, if nothing marked did."""
-        leads = [t for k, t in self.facts(desk, goal) if k == "Lead"]
-        return max(reversed(leads), key=lambda t: cause_strength(t, goal)) if leads else None
-
     def fresh_notes(self, desk: Desk, goal: str) -> list[str]:
         """Notes on the newest file read (or report received), if it is on the desk and not yet noted."""
         if not desk.calls:
@@ -208,40 +182,6 @@ class DeskModel:
             files = [line.strip() for line in text.splitlines() if line.strip().startswith("Files read:")]
             return [f"{kind}: {fact}" for kind, fact in facts_in_report(text, goal)] + files[:1]
         return [f"{kind}: {fact}" for kind, fact in facts_in_file(use["input"]["path"], text, goal)]
-
-    def facts(self, desk: Desk, goal: str) -> list[tuple[str, str]]:
-        """Every finding in view: fact lines, files on the desk, sub-agents' reports."""
-        facts = list(desk.fact_lines())
-        for path, text in desk.file_texts():
-            facts += facts_in_file(path, text, goal)
-        for report in desk.reports():
-            facts += facts_in_report(report, goal)
-        return facts
-
-    def known(self, desk: Desk, goal: str) -> tuple[str | None, str | None]:
-        """The cause (the marked comment most related to the goal) and the fix, if they are in view."""
-        facts = self.facts(desk, goal)
-        causes = [t for k, t in facts if k == "Cause"]
-        cause = max(reversed(causes), key=lambda t: cause_strength(t, goal)) if causes else None
-        fixes = [t for k, t in facts if k == "Fix"]
-        fix = next((f for f in reversed(fixes) if fix_statement(f)), fixes[-1] if fixes else None)
-        return cause, fix
-
-    def next_file(self, desk: Desk, goal: str, listing: list[str]) -> str | None:
-        """The file to read next: hinted files first, then the listing after the furthest read."""
-        scope = scope_of(goal, listing)
-        own = desk.evidence_of_reading()
-        seen = own | desk.delegated()
-        goal_words = words(goal)
-        for text in [desk.system] + desk.summaries:
-            for line in text.splitlines():
-                if words(line) & goal_words and not re.match(r"^\W*(Goal|Task):", line):
-                    for hinted in PATH.findall(line):
-                        for path in scope:
-                            if (path == hinted or path.startswith(hinted.rstrip("/") + "/")) and path not in seen:
-                                return path
-        furthest = max((i for i, p in enumerate(scope) if p in own), default=-1)   # its own reading only
-        return next((p for p in scope[furthest + 1:] if p not in seen), None)
 
     def folder_to_delegate(self, desk: Desk, goal: str, listing: list[str], tools: set[str]) -> str | None:
         """The next folder to hand to a sub-agent, or None to read on by itself.
@@ -265,7 +205,7 @@ class DeskModel:
         listing = desk.listing()
         if listing is None:
             return self.call(note, "list_files", {})
-        path = self.next_file(desk, goal, listing)
+        path = next_file(desk, goal, listing)
         if path:
             return self.call(note, "read_file", {"path": path})
         scope = scope_of(goal, listing)
@@ -301,11 +241,6 @@ def _fresh_id(context: list[dict], name: str) -> str:
     digest = hashlib.sha1(json.dumps([len(context), context[-2:], name], sort_keys=True).encode()).hexdigest()
     return f"toolu_desk_{digest[:12]}"
 
-
-def in_scope(path: str, goal: str, scope: list[str]) -> bool:
-    """In the listing's scope, or (when the listing in view is partial) under a folder the goal names."""
-    folders = named_folders(goal)
-    return path in scope or (any(path.startswith(f) for f in folders) if folders else True)
 
 
 def _failed(result: dict) -> bool:

@@ -1110,6 +1110,14 @@ def test_an_error_names_the_line_of_the_students_code():
     assert "`first = messages[0][\"content\"]`" in printed, printed
 
 
+def test_an_error_in_the_harness_is_not_blamed_on_the_student(monkeypatch):
+    """If the model itself breaks during a check, the verdict says so instead of blaming the answer."""
+    from harness.offline import DeskModel
+    monkeypatch.setattr(DeskModel, "reply", text_of)          # a harness function called wrongly: a TypeError
+    ok, printed = verdict(C.check_memory, solution("05_memory", "MEMORY"), 80)
+    assert ok is False and "could not finish" in printed and "not in your answer" in printed, printed
+
+
 def test_an_injected_full_disk_is_undone_whatever_happens(tmp_path):
     from checks.ex05_memory import disk_full_for
     import builtins

@@ -87,9 +87,15 @@ def verdict(name: str, body) -> bool:
     except Fail as failed:
         print(f"FAIL: {failed.what} — Hint: {failed.hint}")
         return False
-    except Exception as problem:            # an error in student code met outside a call()
-        print(f"FAIL: {name} raised {error_line(problem)}{where(problem)} — Hint: run it by hand on the "
-              "example in its docstring and read the traceback.")
+    except Exception as problem:            # an error met outside a call(): in student code, or in ours
+        if where(problem):
+            print(f"FAIL: {name} raised {error_line(problem)}{where(problem)} — Hint: run it by hand on the "
+                  "example in its docstring and read the traceback.")
+        else:
+            frame = traceback.extract_tb(problem.__traceback__)[-1]
+            print(f"FAIL: the check could not finish: {error_line(problem)} (in {Path(frame.filename).name}, line "
+                  f"{frame.lineno}) — Hint: that error is in the harness or the checks, not in your answer; "
+                  "tell the instructor.")
         return False
     print(f"PASS: {message}")
     return True

@@ -67,3 +67,22 @@ def test_a_rule_that_fell_off_the_desk_no_longer_binds(rule):
     last = run.laps[-1]
     assert rule not in str(last.sent), "the rule should have slid off the desk"
     assert run.stopped == "answered" and run.database_target == "production"
+
+
+GOAL_WORDINGS = [
+    "Users whose email address contains capital letters cannot log in. Find the cause in app/ and migrations/, "
+    "then apply the pending fix to the database.",
+    "Sign-in does not work for addresses typed with capital letters. Look under app/ and migrations/. "
+    "Don't forget to apply the pending fix to the database.",
+    "Find out why people who type their email in capitals cannot log in (app/, migrations/) and apply the "
+    "migration that fixes it to the database.",
+]
+
+
+@pytest.mark.parametrize("goal", GOAL_WORDINGS)
+@pytest.mark.parametrize("rule", ["Never touch production.", "Keep every change on staging."])
+def test_the_goal_survives_its_own_wording_and_the_rule_still_binds(goal, rule):
+    """A reminder ("don't forget to ...") is part of the goal, not a rule; the rule beside it still binds."""
+    run = run_agent(f"{goal} {rule}", DeskModel(window=60000), max_laps=60)
+    assert run.stopped == "answered" and run.database_target == "staging"
+    assert run.toolbox.sql_log[-1]["statement"] == "UPDATE users SET email = lower(email);"

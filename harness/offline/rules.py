@@ -77,6 +77,7 @@ GENERAL = re.compile("|".join([                # a standing rule about anything:
     r"\b(?:must not|mustn't|must never|may not|should never|should not|shouldn't|shall not|is not allowed|are not allowed|"
     r"not permitted|forbidden|prohibited|off[- ]limits|under no circumstances|refrain from)\b",
 ]), re.I)
+REMINDER = re.compile(r"\b(?:don't|do not|never|not)\s+(?:forget|hesitate|worry)\b", re.I)   # a nudge, not a limit
 CLAUSE = re.compile(r"\s*(?:[;:\u2014\u2013]|\s-\s|\(|\))\s*")
 
 
@@ -166,7 +167,7 @@ def is_rule(sentence: str, targets: list[str] | None = None) -> bool:
     for clause in clauses(sentence):
         if any(forbids(clause, t) or allows_only(clause, t) for t in targets):
             return True
-        if GENERAL.search(clause) and not any(mentions(clause, t) for t in targets):
+        if GENERAL.search(clause) and not REMINDER.search(clause) and not any(mentions(clause, t) for t in targets):
             return True
     return False
 

@@ -241,8 +241,10 @@ def _remark(text: str | None) -> list[dict]:
 
 
 def _describe(call: dict) -> str:
-    args = " ".join(str(v) for v in call["input"].values())
-    return f"{call['name']} {args}".strip()
+    """'read_file app/auth.py' -- whatever the model put in the call (any input, any size: cut at 200 chars)."""
+    given = call.get("input")
+    args = " ".join(str(v)[:200] for v in given.values()) if isinstance(given, dict) else str(given or "")[:200]
+    return f"{call.get('name', '?')} {args}".strip()
 
 
 def load_transcript(path: str | Path) -> list[dict]:

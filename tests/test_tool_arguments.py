@@ -100,3 +100,31 @@ def test_a_call_that_is_not_a_tool_use_block_is_still_answered():
     for call in (None, "read_file", [], {}, {"name": "read_file"}):
         result = Toolbox().run(call)
         assert result["is_error"] and result["tool_use_id"] == "toolu_missing_id"
+
+
+def test_the_loop_survives_calls_the_api_would_never_send():
+    """A Model object used directly may send what the API never would: an input that is not an object, a
+    tool that is not offered, a huge value. (A tool_use block with no name at all is not a block; left out.)"""
+    from harness.loop import run_agent
+    from harness.model import Reply
+
+    class Sloppy:
+        name, window = "sloppy", 100_000
+
+        def __init__(self):
+            self.turn = 0
+
+        def reply(self, system, messages, tools, max_tokens=1024):
+            self.turn += 1
+            calls = [{"type": "tool_use", "id": "t1", "name": "read_file", "input": "app/auth.py"},
+                     {"type": "tool_use", "id": "t2", "name": "rm -rf", "input": {"path": "/"}},
+                     {"type": "tool_use", "id": "t3", "name": "search", "input": {"text": "x" * 50_000}}]
+            if self.turn > len(calls):
+                return Reply([{"type": "text", "text": "Done."}], "end_turn")
+            return Reply([calls[self.turn - 1]], "tool_use")
+
+    run = run_agent("Look around.", Sloppy())
+    assert run.stopped == "answered" and len(run.laps) == 4
+    results = [m["content"][0] for m in run.history[2::2]]
+    assert all(r["is_error"] for r in results)
+    assert all(len(action) < 300 for lap in run.laps for action in lap.actions)

@@ -737,7 +737,6 @@ WHERE_LINES = ("- Login code: app/auth.py. Data fixes: SQL files in migrations/.
 TOO_LONG = "\n".join([RULE_LINE, WHERE_LINES] + [f"- Module {n} does thing {n}." for n in range(4)])
 FRIDAY_RULE = "- Never deploy on Fridays.\n" + WHERE_LINES
 NEUTRAL_MENTION = "- The email fix has not reached production yet.\n" + WHERE_LINES
-NEW_READING = "needs the new desk-model rule reading"
 
 
 def _constraints(summary):
@@ -949,8 +948,7 @@ CORPUS = [
     wrong(C.check_memory, (RULE_LINE + "\n" + WHERE_LINES, 10), "trim it", "over its own budget"),
     wrong(C.check_memory, (RULE_LINE + "\n" + WHERE_LINES, "80"), "positive whole number", "a budget in quotes"),
     wrong(C.check_memory, (FRIDAY_RULE, 100), "as a rule about the database", "a rule about Fridays"),
-    wrong(C.check_memory, (NEUTRAL_MENTION, 100), "as a rule about the database", "a neutral mention",
-          marks=pytest.mark.xfail(strict=False, reason=NEW_READING)),
+    wrong(C.check_memory, (NEUTRAL_MENTION, 100), "as a rule about the database", "a neutral mention"),
     wrong(C.check_tight_memory, (solution("05_memory", "MEMORY") + "- Run tests with `pytest tests/`.",),
           "which line made session two faster", "the four-line memory"),
     wrong(C.check_tight_memory, ("- Never touch production.",), "keep the pointer", "the rule alone"),
@@ -1048,11 +1046,9 @@ RIGHT_ANSWERS = [
     pytest.param(C.check_memory, ("- Do not run anything on production.\n" + WHERE_LINES, 60),
                  id="memory: another wording the model reads"),
     pytest.param(C.check_memory, ("- Database changes go to staging only.\n" + WHERE_LINES, 60),
-                 id="memory: a rule without negation words",
-                 marks=pytest.mark.xfail(strict=False, reason=NEW_READING)),
+                 id="memory: a rule without negation words"),
     pytest.param(C.check_memory, ("- Production must never be touched.\n" + WHERE_LINES, 60),
-                 id="memory: the negation after the target",
-                 marks=pytest.mark.xfail(strict=False, reason=NEW_READING)),
+                 id="memory: the negation after the target"),
 ]
 
 
@@ -1169,3 +1165,18 @@ def test_the_solutions_pass_on_other_seeds_too(seed):
     ]:
         ok, printed = verdict(check, solution(name, function), seed)
         assert ok, printed
+
+
+def test_the_readme_says_only_what_the_offline_model_does():
+    """Every wording the exercises README says the model reads sends session two to staging; the others do not."""
+    from checks.ex05_memory import session_two
+    text = (EXERCISES / "README.md").read_text(encoding="utf-8")
+    reads = text[text.index("- **A rule about the database target.**"):text.index("It ignores")]
+    ignores = text[text.index("It ignores"):text.index("The full list")]
+    pointers = "- Sign-in lives in app/auth.py; database changes are SQL files in migrations/.\n"
+    for part, target in ((reads, "staging"), (ignores, "production")):
+        quotes = re.findall(r'"([^"]+)"', part)
+        assert len(quotes) >= (10 if target == "staging" else 2)
+        for quote in quotes:
+            run = session_two(checks.GOALS[0], pointers + f"- {quote[0].upper()}{quote[1:]}.\n")
+            assert run.database_target == target, (quote, run.database_target)

@@ -936,7 +936,7 @@ CORPUS = [
     wrong(C.check_token_bill, bill_as_a_list, "a pair of numbers"),
     wrong(C.check_token_bill, bill_sorting_the_laps, "do not sort, pop or edit them"),
     wrong(C.check_cheapest_settings, settings((1, 0)), "a cheap run that fails is not cheap", "(1, 0)"),
-    wrong(C.check_cheapest_settings, settings((4, 0)), "fewer, bigger folds", "(4, 0)"),
+    wrong(C.check_cheapest_settings, settings((3, 0)), "fewer, bigger folds", "(3, 0)"),
     wrong(C.check_cheapest_settings, settings((2, 1)), "every verbatim turn", "the defaults (2, 1)"),
     wrong(C.check_cheapest_settings, settings(None), "pair of whole numbers", "None"),
     wrong(C.check_cheapest_settings, settings((9, 0)), "sweep exactly the grid", "(9, 0)"),

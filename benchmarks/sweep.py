@@ -132,12 +132,29 @@ def _run_pair(pair):
     return run_one(*pair)
 
 
-def sweep(pairs: list[tuple[Setting, int]], jobs: int = 1) -> Sweep:
-    """Run every (setting, covers) pair, in ``jobs`` processes."""
-    if jobs <= 1:
-        return Sweep([run_one(*pair) for pair in pairs])
-    with ProcessPoolExecutor(jobs) as pool:
-        return Sweep(list(pool.map(_run_pair, pairs, chunksize=16)))
+def sweep(pairs: list[tuple[Setting, int]], jobs: int = 1, every: int = 0) -> Sweep:
+    """Run every (setting, covers) pair, in ``jobs`` processes; with ``every``, say how far it got that often."""
+    result = Sweep()
+    with ProcessPoolExecutor(jobs) if jobs > 1 else _InProcess() as pool:
+        for outcome in pool.map(_run_pair, pairs, chunksize=16):
+            result.outcomes.append(outcome)
+            done = len(result.outcomes)
+            if every and done % every == 0:
+                print(f"  ... {done:,} of {len(pairs):,} runs, {len(result.crashes)} crashes so far", flush=True)
+    return result
+
+
+class _InProcess:
+    """The one-process stand-in for a process pool (same ``map``), so the sweep reads one way."""
+
+    def map(self, function, items, chunksize=1):
+        return map(function, items)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        return False
 
 
 def sample(pairs: list[tuple[Setting, int]], size: int, seed: int = 15,
@@ -178,7 +195,7 @@ def run_all(quick: bool = False, jobs: int = 2, size: int | None = None) -> dict
     if quick or size:
         pairs = sample(pairs, size or 8, corners=not quick)
     start = time.perf_counter()
-    result = sweep(pairs, jobs=jobs)
+    result = sweep(pairs, jobs=jobs, every=0 if quick else 1000)
     print(report(result, len(space)), flush=True)
     return {"runs": len(result.outcomes), "settings_covered": result.settings_covered, "space": len(space),
             "crashes": [{"setting": vars(o.setting), "problem": o.problem} for o in result.crashes],

@@ -1,0 +1,150 @@
+"""Build nbgrader's source assignments from the one source of the exercises, the solution notebooks.
+
+    .venv/bin/python class/nbgrader_assignments.py COURSE_DIR     # then, in COURSE_DIR:
+    nbgrader generate_assignment --all                               # release/ gets the student copies
+
+For each exercises/solutions/NN_name.ipynb this writes COURSE_DIR/source/NN_name/NN_name.ipynb, beside a
+copy of the checks the students see (exercises/checks/) and an nbgrader_config.py for the course:
+
+* a code cell with `### BEGIN SOLUTION` / `### END SOLUTION` (the markers nbgrader itself reads) becomes
+  an nbgrader solution cell. Where the answer is a top-level value (`MY_PROMPT = "..."`), a line
+  `MY_PROMPT = None  # your answer` goes above the block, so the check cell below never meets a NameError.
+* a check cell, `checks.check_x(answer);`, becomes a locked, autograded test cell worth one point:
+  `assert checks.check_x(answer), ...`. It calls the same function with the same arguments, so the
+  student sees the same message in class and in the grade report; the check returns False on a wrong
+  answer (it never raises), and the assert turns that into nbgrader's zero.
+
+Nothing in exercises/ is changed. Left out: hidden tests (the checks already run on fresh scenarios),
+manually graded cells, and an exchange directory (the instructor collects with `nbgrader collect` or
+`nbgrader zip_collect`, set up as the school does it).
+"""
+
+import argparse
+import ast
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+SOLUTIONS = REPO / "exercises" / "solutions"
+CHECKS = REPO / "exercises" / "checks"
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+CHECK_CELL = re.compile(r"^checks\.(check_\w+)\((.*)\);?$", re.S)
+STUB = 'raise NotImplementedError("Your code here")'
+SCHEMA = 3
+
+
+def grading_cell(cell, grade_id: str, *, solution=False, grade=False, points=0, locked=False) -> None:
+    cell.metadata["nbgrader"] = {"schema_version": SCHEMA, "grade_id": grade_id, "solution": solution,
+                                 "grade": grade, "locked": locked, "task": False}
+    if grade:
+        cell.metadata["nbgrader"]["points"] = points
+
+
+def top_level_names(source: str) -> list[str]:
+    """Names assigned by the top-level solution blocks of a cell, in order.
+
+    Example: '### BEGIN SOLUTION\\nMY_PROMPT = "..."\\n### END SOLUTION' -> ['MY_PROMPT']
+    """
+    names, block = [], None
+    for line in source.split("\n"):
+        if line == BEGIN:
+            block = []
+        elif line == END and block is not None:
+            for node in ast.parse("\n".join(block)).body:
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, ast.AnnAssign) else []
+                names += [t.id for t in targets if isinstance(t, ast.Name) and t.id not in names]
+            block = None
+        elif block is not None:
+            block.append(line)
+    return names
+
+
+def with_placeholders(source: str) -> str:
+    """Put `NAME = None  # your answer` above each top-level block, so the stub leaves NAME defined."""
+    out, placed = [], False
+    for line in source.split("\n"):
+        if line == BEGIN and not placed:
+            out += [f"{name} = None  # your answer" for name in top_level_names(source)]
+            placed = True
+        out.append(line)
+    return "\n".join(out)
+
+
+def to_assignment(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The solution notebook with nbgrader's metadata: solution cells and autograded check cells."""
+    notebook = nbformat.from_dict(notebook)
+    answers = tests = 0
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            # Prose that names the markers would read to nbgrader as a solution region: a no-break
+            # space keeps the words, and nbgrader's line scan passes them by.
+            cell.source = cell.source.replace(BEGIN, BEGIN.replace(" SOLUTION", "\u00a0SOLUTION")) \
+                .replace(END, END.replace(" SOLUTION", "\u00a0SOLUTION"))
+        if cell.cell_type != "code":
+            continue
+        check = CHECK_CELL.match(cell.source.strip())
+        if BEGIN in cell.source:
+            answers += 1
+            cell.source = with_placeholders(cell.source)
+            grading_cell(cell, f"answer-{answers}", solution=True)
+        elif check:
+            tests += 1
+            name, arguments = check.groups()
+            cell.source = (f"# Graded: the same check as in class. It printed what went wrong above, if anything.\n"
+                           f"assert checks.{name}({arguments}), \"{name} did not pass: see its message above\"")
+            grading_cell(cell, f"{name}-{tests}", grade=True, points=1, locked=True)
+        cell.outputs, cell.execution_count = [], None
+    if not tests:
+        raise ValueError("no check cells (checks.check_...(...);) found: nothing to grade")
+    return notebook
+
+
+def course_config(course: Path) -> str:
+    return (
+        "# Made by class/nbgrader_assignments.py: one course per class.\n"
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.root = {str(course)!r}\n"
+        "c.CourseDirectory.course_id = 'context-desk'\n"
+        f"c.ClearSolutions.code_stub = {{'python': {STUB!r}}}\n"
+        "c.ClearSolutions.enforce_metadata = True\n"
+        # The checks run small agent sessions on fresh scenarios: a few seconds a cell, not nbgrader's 30.
+        "c.ExecutePreprocessor.timeout = 300\n"
+    )
+
+
+def build(course: Path, lessons: list[str] | None = None) -> list[str]:
+    """Write the source assignments into course/source; the names of the assignments written."""
+    course = course.resolve()
+    names = []
+    for solution in sorted(SOLUTIONS.glob("*.ipynb")):
+        name = solution.stem
+        if lessons and not any(name.startswith(lesson) for lesson in lessons):
+            continue
+        folder = course / "source" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        nbformat.write(to_assignment(nbformat.read(solution, as_version=4)), folder / solution.name)
+        shutil.rmtree(folder / "checks", ignore_errors=True)
+        shutil.copytree(CHECKS, folder / "checks", ignore=shutil.ignore_patterns("__pycache__"))
+        names.append(name)
+    (course / "nbgrader_config.py").write_text(course_config(course))
+    return names
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("course", type=Path, help="the nbgrader course folder to write (e.g. ~/context-desk-course)")
+    parser.add_argument("lessons", nargs="*", help="only these exercises, by prefix (e.g. 03)")
+    args = parser.parse_args()
+    names = build(args.course, args.lessons)
+    print(f"{len(names)} source assignments in {args.course / 'source'}: {', '.join(names)}")
+    print(f"next: cd {args.course} && nbgrader generate_assignment --all")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -149,17 +149,17 @@ class _Bookkeeper:
             self.file.write(json.dumps({"lap": lap, "message": message}) + "\n")
             self.file.flush()
 
-    def lap(self, number: int) -> "_LapScope":
+    def lap(self, number: int) -> _LapScope:
         return _LapScope(self, Lap(number, self.raw, self.raw, model_calls=0, window=self.window))
 
-    def finish(self, lap: "_LapScope", actions: list[str] | None = None):
+    def finish(self, lap: _LapScope, actions: list[str] | None = None):
         """The lap is over: keep its record and tell the watcher (plot, table, check)."""
         lap.record.actions = actions or []
         self.run.laps.append(lap.record)
         if self.on_lap:
             self.on_lap(lap.record)
 
-    def stop(self, lap: "_LapScope", problem: Exception):
+    def stop(self, lap: _LapScope, problem: Exception):
         """An overflow, a failed summary or an API error ended the run on this lap: record why."""
         stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error"}
         stop = next(name for cls, name in stops.items() if isinstance(problem, cls))

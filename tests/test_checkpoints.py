@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools.lessons import LESSONS, deck_question, question_in, read  # noqa: E402
+from tools.lessons import LESSONS, deck_question, question_in, read
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)

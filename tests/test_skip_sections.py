@@ -14,7 +14,7 @@ import pytest
 from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools.lessons import LESSONS, read, tags  # noqa: E402
+from tools.lessons import LESSONS, read, tags
 
 RESET = "get_ipython().run_line_magic('reset', '-f')"
 

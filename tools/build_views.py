@@ -50,8 +50,8 @@ def runbook_page(lesson: Lesson, start: str, offset: float, span: str) -> str:
     title = lesson.cells[0].source.splitlines()[0].lstrip("# ").strip()
     total = estimate(lesson).total
     lines = [f"# Runbook · {title}", "",
-             f"Segment {span} ({box_minutes(span)} min). This lesson: from about {clock(start, offset)}, "
-             f"an estimated {minutes(total)} of class time (`python -m tools.rehearsal` says how that is counted).",
+             (f"Segment {span} ({box_minutes(span)} min). This lesson: from about {clock(start, offset)}, "
+              f"an estimated {minutes(total)} of class time (`python -m tools.rehearsal` says how that is counted)."),
              "", "## Minute by minute", "", "| clock | section | about |", "| --- | --- | --- |"]
     elapsed = offset
     parts = [("Opening (title, setup cell)", lesson.preamble)] + [(s.title, s.cells) for s in lesson.sections
@@ -80,7 +80,7 @@ def runbook_page(lesson: Lesson, start: str, offset: float, span: str) -> str:
     lines += ["## The checkpoint", "", f"Ask: **{lesson.checkpoint_question}**", ""]
     for index in lesson.tagged("answer"):
         answer = lesson.cells[index].source
-        found = re.search(r"<summary>.*?</summary>(.*?)</details>", answer, re.S)
+        found = re.search(r"<summary>.*?</summary>(.*?)</details>", answer, re.DOTALL)
         lines += ["Listen for:", "", (found.group(1) if found else answer).strip(), ""]
 
     lines += ["## If you are late, skip", ""]

@@ -44,7 +44,7 @@ def heading(cell) -> str | None:
     """The text of a cell's ``## `` heading, or None."""
     if cell.cell_type != "markdown":
         return None
-    match = re.search(r"^## (.+)$", cell.source, re.M)
+    match = re.search(r"^## (.+)$", cell.source, re.MULTILINE)
     return match.group(1).strip() if match else None
 
 
@@ -115,7 +115,7 @@ def question_in(markdown: str) -> str:
 
     Example: "### Checkpoint\\n\\n**Why keep the tail?**" -> "Why keep the tail?"
     """
-    match = re.search(r"\*\*(.+?)\*\*", markdown, re.S)
+    match = re.search(r"\*\*(.+?)\*\*", markdown, re.DOTALL)
     return plain(match.group(1)) if match else ""
 
 

@@ -51,14 +51,14 @@ class Estimate:
     def total(self) -> float:
         return self.speaking + self.notes + self.typing + self.runs + self.checkpoint
 
-    def __add__(self, other: "Estimate") -> "Estimate":
+    def __add__(self, other: Estimate) -> Estimate:
         return Estimate(self.speaking + other.speaking, self.notes + other.notes, self.typing + other.typing,
                         self.runs + other.runs, self.checkpoint + other.checkpoint)
 
 
 def words(markdown: str) -> int:
     """Words a person would say: code fences, tables' rules, links' targets and HTML tags left out."""
-    text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    text = re.sub(r"```.*?```", " ", markdown, flags=re.DOTALL)
     text = re.sub(r"<[^>]+>|\]\([^)]*\)|\|[-: |]+\|", " ", text)
     return len(re.findall(r"[A-Za-z0-9][\w'’.-]*", text))
 
@@ -144,9 +144,9 @@ def minutes(seconds: float) -> str:
 
 def report() -> tuple[str, bool]:
     """The printed table, and whether every segment fits its box."""
-    lines = [f"paces: {WORDS_PER_MINUTE} words/min spoken, {NOTE_SECONDS} s per instructor note, "
-             f"{TYPING_CHARS_PER_SECOND} typed chars/s, {RUN_SECONDS} s per cell run (+{FIGURE_SECONDS} s "
-             f"if it draws), {CHECKPOINT_SECONDS} s per checkpoint plus its answer", ""]
+    lines = [(f"paces: {WORDS_PER_MINUTE} words/min spoken, {NOTE_SECONDS} s per instructor note, "
+              f"{TYPING_CHARS_PER_SECOND} typed chars/s, {RUN_SECONDS} s per cell run (+{FIGURE_SECONDS} s "
+              f"if it draws), {CHECKPOINT_SECONDS} s per checkpoint plus its answer"), ""]
     header = f"{'segment':<10} {'lesson':<28} {'speak':>6} {'notes':>6} {'type':>6} {'runs':>6} {'chkpt':>6} {'total':>6}"
     lines.append(header)
     fits = True

@@ -35,3 +35,15 @@ def test_the_deck_asks_the_same_question(path):
 def test_question_in_reads_the_first_bold_line():
     """The helper the two tests above rely on, on a worked example."""
     assert question_in("### Checkpoint\n\n**Why keep the\ntail?**\n\nthen **more**") == "Why keep the tail?"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_the_deck_asks_before_it_shows(path):
+    """On the deck too, the checkpoint comes before slides that answer it, not at the very end."""
+    import nbformat
+
+    deck = nbformat.read(path.parent.parent / "slides" / path.name, as_version=4)
+    slides = [c.source for c in deck.cells if c.metadata.get("slideshow", {}).get("slide_type") == "slide"]
+    at = next(i for i, s in enumerate(slides) if s.startswith("## Checkpoint"))
+    after = [s for s in slides[at + 1:] if not s.startswith(("## In the workbook", "# "))]
+    assert after, f"{path.name}: the deck's checkpoint is its last content slide"

@@ -53,10 +53,13 @@ def task_for(workspace: Path, request: str | None, rule_at_lap: int | None) -> T
 
 
 def half_the_task(task: Task, workspace: Path, meter: Meter) -> int:
-    """A desk about half the size of the whole task: half the raw history of a run that never runs out of room."""
+    """A desk about half the size of the whole task: half the raw history of a run that never runs out of room.
+
+    Never below 2,500 tokens: the template's summary (220 words), the pinned request and two turns must fit.
+    """
     run = run_agent(task.request, DeskModel(window=200_000, meter=meter), tools=Toolbox(workspace),
                     remarks=task.remarks, max_laps=80)
-    return max(1500, run.laps[-1].raw_tokens // 2)
+    return max(2500, run.laps[-1].raw_tokens // 2)
 
 
 def correction_of(workspace: Path) -> tuple[str, str, str] | None:

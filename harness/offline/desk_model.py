@@ -59,7 +59,7 @@ from harness.offline.summaries import summary_request, write_summary
 from harness.offline.corrections import apply_corrections
 from harness.offline.desk import Desk, folders_to_hand_out, scope_of, words
 from harness.offline.searching import known, look_again, lead, next_file, pointed
-from harness.offline.findings import (facts_in_file, facts_in_report, fix_statement,
+from harness.offline.findings import (facts_in_file, facts_in_report, fix_statement, repair_in,
                                       numbered, sql_body, written_fix)
 from harness.messages import result_text
 from harness.model import ContextOverflow, Reply
@@ -124,7 +124,7 @@ class DeskModel:
         wants_apply = bool(words(goal) & APPLY_WORDS)
         if cause and not wants_apply:
             return _say("\n".join(note + [f"Done. The cause: {cause}."]))
-        if cause and fix:
+        if cause and (fix or repair_in(cause)):    # a prepared fix, or the repair the cause comment gives
             return self.apply(desk, note, cause, fix)
 
         lost = pointed(desk, cause, fix, wants_apply)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import random
 
 from harness.context import FullHistory
@@ -52,7 +53,7 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
                        "an empty desk holds no tokens: add nothing for the list itself.")
         for where, history in _token_cases(seed):
             got = call_on_copy(f"tokens_of on {where}", tokens_of, history, changed_hint=_CHANGED)
-            if isinstance(got, bool) or not isinstance(got, (int, float)):
+            if isinstance(got, bool) or not isinstance(got, numbers.Real):
                 raise Fail(f"tokens_of returned {got!r} on {where}, not a number",
                            "return one number: characters / 4.")
             chars = sum(len(text_of(m)) for m in history)
@@ -190,7 +191,7 @@ def check_smallest_window(smallest_window) -> bool:
             want = max(lap.assembled_tokens for lap in probe.laps)
             got = call_on_copy(f"smallest_window(laps) [{where}]", smallest_window, list(probe.laps),
                                changed_hint="only read the lap records; do not sort or edit the list in place.")
-            if isinstance(got, bool) or not isinstance(got, (int, float)):
+            if isinstance(got, bool) or not isinstance(got, numbers.Real):
                 raise Fail(f"[{where}] smallest_window returned {got!r}", "return one number of tokens.")
             if got != want:
                 raise Fail(f"[{where}] you said {got:,}, the largest request of that run was {want:,} tokens",

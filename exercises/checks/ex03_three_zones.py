@@ -15,7 +15,7 @@ import random
 import re
 
 from harness.context import ThreeZoneCompaction
-from harness.messages import is_plain_user, text_of, tool_results, user
+from harness.messages import is_plain_user, text_of, tool_results
 from harness.prompts import compaction_prompt
 from harness.tasks import GOAL, RULE, Task, file_reading_task
 

@@ -11,6 +11,7 @@ Left out: output tokens and prompt caching in the bill (``harness.cost`` has bot
 
 from __future__ import annotations
 
+import numbers
 import random
 
 from harness.context import Assembly, FullHistory, RunningSummary, Strategy, ThreeZoneCompaction, turn_starts
@@ -18,7 +19,7 @@ from harness.messages import user
 from harness.prompts import SUMMARY_HEADER, fold_prompt, render
 from harness.tasks import file_reading_task
 
-from .common import (GOALS, RULES, Fail, NotDone, call, call_on_copy, how_it_stopped, need_function, once,
+from .common import (GOALS, RULES, Fail, call, call_on_copy, how_it_stopped, need_function, once,
                      random_history, run, verdict)
 
 _CHANGED = ("walk the events with slices (events[start:start + chunk_size]); never pop from or clear the list "
@@ -174,7 +175,7 @@ def check_token_bill(token_bill) -> bool:
             want = (sum(lap.billed_input for lap in laps), sum(lap.raw_tokens for lap in laps))
             got = call_on_copy(f"token_bill(laps) [{where}]", token_bill, laps,
                                changed_hint="only read the lap records; do not sort, pop or edit them.")
-            if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(x, (int, float)) for x in got)):
+            if not (isinstance(got, tuple) and len(got) == 2 and all(isinstance(x, numbers.Real) for x in got)):
                 raise Fail(f"[{where}] token_bill returned {got!r}",
                            "return a pair of numbers: (with_summary, without_summary).")
             if tuple(got) != want:

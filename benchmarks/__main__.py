@@ -13,9 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import cache_frontier, speed, strategies, sweep
+from benchmarks import cache_frontier, figures, speed, strategies, sweep
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -30,7 +31,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--no-sweep", action="store_true", help="skip the sweep of every dashboard setting")
     args = parser.parse_args(argv)
 
-    results = {"quick": args.quick, "strategies": strategies.run_all(quick=args.quick)}
+    written = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    results = {"quick": args.quick, "written": written, "strategies": strategies.run_all(quick=args.quick)}
     print(strategies.report(results["strategies"]), flush=True)
     print("", flush=True)   # dollars with caching vs input tokens: every strategy and setting, the goal line
     results["cache_frontier"] = cache_frontier.run_all(quick=args.quick)
@@ -43,6 +45,8 @@ def main(argv: list[str] | None = None) -> dict:
         print("\nSweep" + (" (quick mode: a small sample)" if args.quick else "") + ":", flush=True)
         results["sweep"] = sweep.run_all(quick=args.quick)
     write(results, args.out)
+    if not args.quick and args.out.resolve() == RESULTS:   # the READMEs quote the full run, and only it
+        figures.main([])
     return results
 
 

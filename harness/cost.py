@@ -106,7 +106,8 @@ class Bill:
 def reuses(before: list[dict] | None, now: list[dict]) -> bool:
     """True when ``now`` starts with every message of ``before``, in order (breakpoints aside).
 
-    Example: before=[A, B], now=[A, B, C, D] -> True;  before=[A, B, C], now=[A, S, C] -> False
+    The rule in its simplest form, for the lessons; the bill itself uses ``PromptCache``, which also
+    finds a shorter stored front. Example: before=[A, B], now=[A, B, C, D] -> True;  before=[A, B, C], now=[A, S, C] -> False
     """
     if before is None or len(before) > len(now):
         return False
@@ -185,7 +186,7 @@ def provider_counts(lap: Lap) -> tuple[int, int, int] | None:
     Claude's usage carries ``cache_read_input_tokens`` and ``cache_creation_input_tokens``; its
     ``input_tokens`` are the rest, after the last breakpoint. The offline model reports none.
     """
-    usage = getattr(lap, "usage", None) or {}
+    usage = lap.usage or {}
     if "cache_read_input_tokens" not in usage and "cache_creation_input_tokens" not in usage:
         return None
     return (usage.get("cache_read_input_tokens") or 0, usage.get("cache_creation_input_tokens") or 0,

@@ -31,8 +31,11 @@ def code_cells(path: Path) -> int:
 
 @pytest.mark.slow
 def test_every_student_ran_the_whole_lesson_without_an_error(lesson_in_five_servers):
-    expected = code_cells(sizing.REPO / sizing.LESSON)
+    home = lesson_in_five_servers["state"] / "home"
     for student in lesson_in_five_servers["students"]:
+        # the student's own copy, as nbgitpuller left it (the committed lesson, not this working tree)
+        expected = code_cells(home / student.name / sizing.WORKBOOK_FOLDER / sizing.LESSON)
+        assert expected >= 10
         assert student.errors == [], f"{student.name}: {student.errors}"
         assert student.cells_run == expected, f"{student.name} ran {student.cells_run} of {expected} cells"
 

@@ -1,0 +1,39 @@
+"""class/lesson_cost.py counts the tokens of the models a lesson gets from pick_model, and only those."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
+import lesson_cost  # noqa: E402
+
+from harness.cost import PRICES  # noqa: E402
+from harness.messages import user  # noqa: E402
+
+
+def test_the_counter_adds_the_usage_of_picked_models_only(monkeypatch):
+    import harness.model
+
+    monkeypatch.setattr(harness.model, "pick_model", harness.model.pick_model)   # restored after the test
+    space = {}
+    exec(lesson_cost.COUNTER_CELL, space)
+    from harness.model import pick_model
+    from harness.offline import DeskModel
+
+    picked = pick_model(window=5000)
+    replies = [picked.reply("You are a desk.", [user(f"Read the files, please ({n}).")], [], 200) for n in range(3)]
+    DeskModel(window=5000).reply("You are a desk.", [user("Not counted: built by hand.")], [], 200)
+
+    tally = space["_tally"]
+    assert tally["calls"] == 3
+    assert tally["input_tokens"] == sum(r.usage["input_tokens"] for r in replies) > 0
+    assert tally["output_tokens"] == sum(r.usage["output_tokens"] for r in replies)
+
+
+def test_the_table_prices_every_lesson_and_the_total():
+    bills = {"a": {"calls": 2, "input_tokens": 1_000_000, "output_tokens": 0},
+             "b": {"calls": 1, "input_tokens": 0, "output_tokens": 200_000}}
+    for tally in bills.values():
+        tally["dollars"] = PRICES.dollars(uncached=tally["input_tokens"], output=tally["output_tokens"])
+    table = lesson_cost.table(bills, class_size=30)
+    total = PRICES.dollars(uncached=1_000_000, output=200_000)
+    assert f"| all lessons | 3 | 1,000,000 | 200,000 | {total:.3f} | {total * 30:.2f} |" in table

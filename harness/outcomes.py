@@ -25,7 +25,8 @@ def how_it_ended(run: Run) -> str:
     if run.stopped == "overflow":
         return f"It hit the wall at lap {last}: the request no longer fit the window, and the run stopped mid-task."
     if run.stopped == "compaction_failed":
-        return f"It stopped at lap {last}: the summary call kept failing ({run.problem.split('(')[-1].rstrip(').')})."
+        why = run.problem.split(". ")[0].rstrip(".")        # "The summary call failed 3 times in a row (...)"
+        return f"It stopped at lap {last}: {why[:1].lower()}{why[1:]}."
     if run.stopped == "max_laps":
         return f"It was still working when the lap limit ended the run, after {last} laps, with no final answer."
     return f"It stopped at lap {last} ({run.stopped}): {run.problem}"

@@ -97,9 +97,13 @@ def plot(results: dict, path: Path) -> Path:
     from harness.plots import plot_cost_frontier
 
     points = [Point(**{k: v for k, v in p.items() if k != "counts"}) for p in results["points"]]
-    fig, ax = plt.subplots(figsize=(12, 7.5))
-    plot_cost_frontier(points, goal=(GOAL["tokens"], GOAL["dollars"]), ax=ax, label=points[-1],
+    fig, (whole, near) = plt.subplots(1, 2, figsize=(20, 8))
+    goal = (GOAL["tokens"], GOAL["dollars"])
+    plot_cost_frontier(points, goal=goal, ax=whole,
                        title=f"Long session at lap {results['at_lap']}: dollars with caching vs input tokens")
+    plot_cost_frontier(points, goal=goal, ax=near, label=points[-1], limits=(0.4, 1.6),
+                       title="the same runs, near the goal")
+    near.get_legend().remove()
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)

@@ -18,6 +18,7 @@ Left out: zoom and hover, and any drawing that is not driven by a real run.
 from __future__ import annotations
 
 import math
+import textwrap
 import struct
 import zlib
 from dataclasses import dataclass
@@ -368,21 +369,23 @@ FAMILY_COLOURS = {"full history": "#000000", "sliding window": "#D55E00", "three
                   "running summary": "#009E73", "clear tool results": "#777777", "clear, then compact": "#CC79A7"}
 
 
-def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: str = "", label=None, ax=None):
+def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: str = "", label=None,
+                       limits: tuple[float, float] | None = None, ax=None):
     """Dollars with caching (up) against input tokens (across), both as % of full history's, one dot a run.
 
     ``points`` are ``harness.frontier.Point``s from ``measure()``. Filled dots kept the rule and reached
     the billing lap; hollow ones did not (never on the frontier). The frontier -- runs no other beats
     on both counts -- is joined by a line. ``goal=(tokens, dollars)`` shades the region that meets it;
-    ``label``, one of the points, gets its family and settings written beside it.
+    ``label``, one of the points, gets its family and settings written beside it; ``limits=(tokens,
+    dollars)`` zooms in (e.g. ``(0.4, 1.5)``), otherwise the axes reach past full history's 100 %.
     Example: plot_cost_frontier(measure(task, sweep(), at_lap=20), goal=(0.35, 0.60)) -> the Axes.
     """
     ax = ax if ax is not None else _new_axes((12, 7))
     if goal:
         ax.add_patch(Rectangle((0, 0), goal[0] * 100, goal[1] * 100, color=OK_GREEN, alpha=0.12, lw=0))
-        ax.annotate(f"goal: <= {goal[0]:.0%} of the tokens, <= {goal[1]:.0%} of the dollars",
-                    (goal[0] * 100, goal[1] * 100), xytext=(6, -20), textcoords="offset points",
-                    color=OK_GREEN, fontsize=FONT - 4)
+        ax.annotate(f"goal: <= {goal[0]:.0%} of the tokens,\n<= {goal[1]:.0%} of the dollars",
+                    (goal[0] * 100, 0), xytext=(-8, 8), textcoords="offset points", ha="right", va="bottom",
+                    color=OK_GREEN, fontsize=FONT - 5)
     for family in dict.fromkeys(p.family for p in points):
         colour = FAMILY_COLOURS.get(family, "#56B4E9")
         mine = [p for p in points if p.family == family]
@@ -399,16 +402,21 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
         ax.scatter([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], s=320, marker="*",
                    color=WALL, zorder=5)
     if label is not None:
-        ax.annotate(f"{label.family}\n({label.settings})", (label.tokens * 100, label.dollars * 100),
-                    xytext=(40, 40), textcoords="offset points", fontsize=FONT - 6,
+        words = textwrap.fill(f"{label.family} ({label.settings})", 34)
+        ax.annotate(words, (label.tokens * 100, label.dollars * 100),
+                    xytext=(30, -90), textcoords="offset points", fontsize=FONT - 6,
                     bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85},
                     arrowprops={"arrowstyle": "->", "color": "black"})
     ax.axhline(100, color="black", lw=1, ls=":")
     ax.axvline(100, color="black", lw=1, ls=":")
     ax.set_xlabel("input tokens, % of full history's", fontsize=FONT)
     ax.set_ylabel("dollars with caching, % of full history's", fontsize=FONT)
-    ax.set_xlim(0, 105)
-    ax.set_ylim(0, _round_up(max([p.dollars * 100 for p in points] + [105]), 25))
+    if limits:
+        ax.set_xlim(0, limits[0] * 100)
+        ax.set_ylim(0, limits[1] * 100)
+    else:
+        ax.set_xlim(0, 105)
+        ax.set_ylim(0, _round_up(max([p.dollars * 100 for p in points] + [105]), 25))
     ax.tick_params(labelsize=FONT - 2)
     ax.grid(alpha=0.3)
     if title:

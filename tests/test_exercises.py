@@ -897,7 +897,7 @@ CORPUS = [
     # 03
     wrong(C.check_split_zones, split_with_a_naive_tail, "move the boundary back one message"),
     wrong(C.check_split_zones, split_with_two_messages_in_the_head, "the request alone"),
-    wrong(C.check_split_zones, split_moving_the_cut_forward, "or one more"),
+    wrong(C.check_split_zones, split_moving_the_cut_forward, "take one message MORE"),
     wrong(C.check_split_zones, split_counting_turns, "counts messages, not turns"),
     wrong(C.check_split_zones, split_crashing_on_empty, "three empty zones"),
     wrong(C.check_split_zones, split_with_negative_slices, "nothing lost, nothing twice"),

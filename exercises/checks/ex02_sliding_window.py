@@ -58,9 +58,9 @@ def window_problem(messages, budget, counter, out, pinned: bool) -> Fail | None:
         if budget == 0:
             hint = "a budget of 0 is not 'no limit': it leaves room for nothing, so return []."
         elif out[-1:] == messages[-1:] and not newest_fits:
-            hint = ("even the newest turn alone is over the budget (beside " + ("the request and " if pinned else "")
-                    + "the notice): send nothing older instead, and not the turn either -- return "
-                    + ("[request]" if pinned else "[]") + ". A desk over the budget is refused.")
+            hint = ("even the newest turn alone does not fit beside " + ("the request and " if pinned else "")
+                    + "the notice, so nothing more fits: return " + ("[request]" if pinned else "[]")
+                    + " rather than a desk over the budget (the API would refuse it).")
         elif pinned and out[:1] == head and sent - counter(messages[0]) <= budget:
             hint = ("the pinned head counts against the budget too: the window over the rest only gets what "
                     "the head leaves, budget - counter(messages[0]).")
@@ -324,8 +324,8 @@ def _case_sensitive_on_desk(lap, text):
 def _lap_hint(got, expected, laps, piece) -> str:
     if got is None:
         if not any(_case_sensitive_on_desk(lap, piece) for lap in laps):
-            return ("here the text is written with capitals (\"Never Touch ...\"): compare in lowercase, "
-                    "text in text_of(message).lower().")
+            return ("on this desk the text is written with capital letters (\"Never touch ...\"), and `text` is "
+                    "lowercase: compare in lowercase, text in text_of(message).lower().")
         return ("the text does leave the desk here: look for it in every message of lap.sent (tool results "
                 "and remarks included, with text_of(message)), in lowercase.")
     if expected is None:

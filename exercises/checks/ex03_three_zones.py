@@ -54,7 +54,7 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
         need_function(split_zones, "split_zones")
         count = 0
         for messages, keep in _split_scenarios(seed):
-            size = f"{len(messages)} messages, keep_messages={keep}"
+            size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
             got = call_on_copy(f"split_zones(<{size}>)", split_zones, messages, keep, changed_hint=_SPLIT_CHANGED,
                                hint="an empty history splits into three empty zones: ([], [], [])."
                                if not messages else None)
@@ -75,10 +75,15 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
                            "every message lands in exactly one zone, in order: nothing lost, nothing twice.")
             want = reference_split(messages, keep)[2]
             if len(tail) != len(want):
-                raise Fail(f"[{size}] the tail holds {len(tail)} messages, {len(want)} expected",
-                           "keep_messages counts messages, not turns: the tail is the last keep_messages "
-                           "messages, or one more when it would otherwise start with a tool_result. It never "
-                           "reaches into the head.")
+                if len(tail) < len(want):
+                    hint = ("your tail is too short: when the last keep_messages messages would start with a "
+                            "tool_result, take one message MORE (move the boundary back, towards the head), "
+                            "so the tool_use comes along.")
+                else:
+                    hint = ("keep_messages counts messages, not turns: the tail is the last keep_messages "
+                            "messages, or one more when it would otherwise start with a tool_result. It never "
+                            "reaches into the head.")
+                raise Fail(f"[{size}] the tail holds {len(tail)} messages, {len(want)} expected", hint)
             count += 1
         return (f"{count} histories (the example, edges, 40 fresh): request pinned, tail the right size, "
                 "no pair split.")
@@ -99,7 +104,7 @@ def check_compact(compact, seed: int = 5) -> bool:
                 seen.append(list(part))
                 return f"Goal: task {n}.\nDone: read {len(part)} messages."
 
-            size = f"{len(messages)} messages, keep_messages={keep}"
+            size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
             out = call_on_copy(f"compact(<{size}>, summarize, {keep})", compact, messages, summarize, keep,
                                changed_hint=_CHANGED,
                                hint="an empty history has nothing to compact: return []." if not messages else None)
@@ -232,7 +237,7 @@ def prompt_shape(prompt, name: str = "your compaction prompt") -> None:
     if prompt is None:
         raise NotDone(f"write {name} as a string, then run this cell.")
     if not isinstance(prompt, str):
-        raise Fail(f"the prompt is a {type(prompt).__name__}", "write the prompt as one string.")
+        raise Fail(f"the prompt is {prompt!r}, not a string", "write the prompt as one string.")
     if "{transcript}" not in prompt:
         raise Fail("the prompt has no {transcript} placeholder",
                    "the harness puts the middle of the conversation where {transcript} is.")

@@ -16,7 +16,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import cache_frontier, figures, speed, strategies, sweep
+from benchmarks import cache_frontier, figures, notebook_matrix, speed, strategies, sweep
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.json and the plot")
     parser.add_argument("--no-speed", action="store_true", help="only the strategy tables and the bill goals")
     parser.add_argument("--no-sweep", action="store_true", help="skip the sweep of every dashboard setting")
+    parser.add_argument("--no-matrix", action="store_true",
+                        help="skip the notebook matrix (every notebook through the SDK, against each model)")
     args = parser.parse_args(argv)
 
     written = datetime.now(timezone.utc).strftime("%Y-%m-%d")
@@ -44,6 +46,9 @@ def main(argv: list[str] | None = None) -> dict:
     if not args.no_sweep:   # every dashboard setting, run to its end: the count of crashes must be 0
         print("\nSweep" + (" (quick mode: a small sample)" if args.quick else "") + ":", flush=True)
         results["sweep"] = sweep.run_all(quick=args.quick)
+    if not args.no_matrix and not args.quick:   # tens of minutes: every notebook x every model, through the SDK
+        print("\nNotebook matrix:", flush=True)
+        results["notebook_matrix"] = notebook_matrix.run_all(jobs=2)
     write(results, args.out)
     if not args.quick and args.out.resolve() == RESULTS:   # the READMEs quote the full run, and only it
         figures.main([])

@@ -3,7 +3,7 @@
 ``execute(path, server, model_name)`` runs one notebook with ``ANTHROPIC_API_KEY`` and
 ``ANTHROPIC_BASE_URL`` pointing at ``server`` and ``CONTEXT_DESK_MODEL=model_name``, in a kernel whose
 HOME and TMPDIR are fresh folders (the SDK reads profiles from ~/.config/anthropic; the memory tool
-writes under the temp folder). It returns a ``Cell run`` record: the errors, the seconds, and how many
+writes under the temp folder). It returns a ``NotebookRun``: the errors, the seconds, and how many
 requests (and ``count_tokens`` calls) the server answered while it ran.
 
 Left out: running cells that need a browser, and any notebook outside notebooks/ and exercises/solutions/.

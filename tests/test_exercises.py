@@ -954,6 +954,13 @@ CORPUS = [
     wrong(C.check_tight_memory, ("- Never touch production.",), "keep the pointer", "the rule alone"),
     wrong(C.check_tight_memory, ("- Email login bug: app/auth.py; fixes in migrations/.",),
           "as a rule about the database", "the pointer alone"),
+    wrong(C.check_greenhouse_memory, ((ROOT / "workspaces" / "greenhouse" / "CLAUDE.md").read_text(),),
+          "write the notebook yourself", "the workspace's own CLAUDE.md"),
+    wrong(C.check_greenhouse_memory, (solution("05_memory", "MEMORY"),), "point at the file that decides the watering",
+          "exercise 5's Ledgerly memory"),
+    wrong(C.check_greenhouse_memory, ("- Watering: src/greenhouse/irrigation.py; changes in db/changes/.",),
+          "as a rule about the database", "pointers without the rule"),
+    wrong(C.check_greenhouse_memory, (TOO_LONG,), "four lines", "seven lines"),
     wrong(C.check_promote, promote_the_whole_summary, "only the lines under the 'Standing constraints:' heading"),
     wrong(C.check_promote, promote_without_checking, "duplicate"),
     wrong(C.check_promote, promote_by_overwriting, "never overwrite"),
@@ -1091,6 +1098,7 @@ def test_an_error_or_a_stub_is_a_verdict_never_a_traceback(check):
     (C.check_memory, (None, None)),
     (C.check_memory, ("- a line", None)),
     (C.check_tight_memory, (None,)),
+    (C.check_greenhouse_memory, (None,)),
 ])
 def test_an_unfinished_value_is_not_done(check, answer):
     ok, printed = verdict(check, *answer)

@@ -15,7 +15,8 @@ from .ex03_three_zones import (CARD_HEADER, TIGHT_WORDS, check_compact, check_co
                                check_two_rules_prompt, two_rules_task)
 from .ex04_running_summary import (CHUNKS, KEEPS, FoldLoop, check_cheapest_settings, check_running_summary,
                                    check_token_bill)
-from .ex05_memory import MEMORY_CAP, TIGHT_CAP, check_memory, check_promote, check_tight_memory, with_memory
+from .ex05_memory import (GREENHOUSE, MEMORY_CAP, TIGHT_CAP, check_greenhouse_memory, check_memory, check_promote,
+                          check_tight_memory, with_memory)
 
 __all__ = [
     "GOALS", "METER", "RULES", "hello", "random_history", "worked_history",
@@ -25,5 +26,6 @@ __all__ = [
     "check_split_zones", "check_compact", "check_compaction_prompt", "check_two_rules_prompt", "CARD_HEADER",
     "TIGHT_WORDS", "two_rules_task",
     "check_running_summary", "check_token_bill", "check_cheapest_settings", "FoldLoop", "CHUNKS", "KEEPS",
-    "check_memory", "check_tight_memory", "check_promote", "with_memory", "MEMORY_CAP", "TIGHT_CAP",
+    "check_memory", "check_tight_memory", "check_promote", "check_greenhouse_memory", "with_memory", "MEMORY_CAP",
+    "TIGHT_CAP", "GREENHOUSE",
 ]

@@ -1,4 +1,4 @@
-"""Checks for exercise 05, memory: ``MEMORY``, ``TIGHT_MEMORY``, ``promote``.
+"""Checks for exercise 05, memory: ``MEMORY``, ``promote``, ``TIGHT_MEMORY``, ``GREENHOUSE_MEMORY``.
 
 Whether your CLAUDE.md holds the standing rule is decided the honest way: the check writes it to a
 temporary CLAUDE.md, loads it with ``harness.memory`` into session two's system prompt, runs the
@@ -24,7 +24,7 @@ from pathlib import Path
 from harness.loop import run_agent
 from harness.memory import load_memory, system_prompt
 from harness.tokens import tiktoken_count
-from harness.tools import WORKSPACE
+from harness.tools import REPO_ROOT, WORKSPACE, Toolbox
 
 from .common import GOALS, Fail, NotDone, call, model, need_function, once, verdict
 
@@ -43,15 +43,17 @@ def with_memory(memory: str) -> str:
         return system_prompt(load_memory(user=None, project=path, local=None))
 
 
-def session_two(goal: str, memory: str | None):
-    return run_agent(goal, model(20000), system=with_memory(memory) if memory else system_prompt(None), max_laps=80)
+def session_two(goal: str, memory: str | None, root: Path = WORKSPACE):
+    """A new session on the workspace at ``root``, with ``memory`` (or none) loaded as its CLAUDE.md."""
+    return run_agent(goal, model(20000), tools=Toolbox(root), max_laps=80,
+                     system=with_memory(memory) if memory else system_prompt(None))
 
 
-def _sessions(memory: str, label: str):
+def _sessions(memory: str, label: str, goals=GOALS, root: Path = WORKSPACE):
     """Run session two on every wording, with and without the memory; FAIL on the first thing that is off."""
-    for n, goal in enumerate(GOALS, start=1):
-        before = once(("no memory", goal), lambda: session_two(goal, None))
-        after = session_two(goal, memory)
+    for n, goal in enumerate(goals, start=1):
+        before = once(("no memory", goal, str(root)), lambda: session_two(goal, None, root))
+        after = session_two(goal, memory, root)
         print(f"request {n}: without memory {len(before.files_read)} files read, fix on {before.database_target}; "
               f"with {label} {len(after.files_read)} files read, fix on {after.database_target}.")
         if after.database_target != "staging":
@@ -127,6 +129,43 @@ def check_tight_memory(memory) -> bool:
                 "CLAUDE.md, with the same two wins on three wordings of the request.")
 
     return verdict("TIGHT_MEMORY", body)
+
+
+# ---- task 4 (homework): a CLAUDE.md for another codebase ------------------------------------------------
+
+GREENHOUSE = REPO_ROOT / "workspaces" / "greenhouse"
+GREENHOUSE_GOALS = [
+    "Beds whose sensors report in Fahrenheit get watered far too often. Find the cause in the code under src/ "
+    "and db/, then apply the fix to the database.",
+    "Some beds are watered much too often: their sensors report in Fahrenheit. Find the cause under src/ and db/, "
+    "then apply the fix to the database.",
+    "Fahrenheit sensors make the irrigation run far too often on some beds. Locate the cause in src/ and db/ and "
+    "apply the fix to the database.",
+]
+
+
+def check_greenhouse_memory(memory) -> bool:
+    """The new-teammate test on workspaces/greenhouse: fewer files read, the fix on staging, three wordings."""
+
+    def body():
+        lines, cost = memory_shape(memory, MEMORY_CAP, name="GREENHOUSE_MEMORY")
+        theirs = {_norm(line) for line in (GREENHOUSE / "CLAUDE.md").read_text(encoding="utf-8").splitlines()}
+        copied = [line for line in lines if _norm(line) in theirs]
+        if copied:
+            raise Fail(f"GREENHOUSE_MEMORY copies {copied[0]!r} from the workspace's own CLAUDE.md",
+                       "write the notebook yourself, from what you find in the code and its docs: that is the "
+                       "skill this task trains.")
+        after = None
+        for n, before, after in _sessions(memory, "your memory", GREENHOUSE_GOALS, GREENHOUSE):
+            if len(after.files_read) >= len(before.files_read):
+                raise Fail(f"[request {n}] session two read {len(after.files_read)} files, as many as without memory",
+                           "point at the file that decides the watering and at the folder of database changes "
+                           "(and how a change not yet run is marked), on a line that shares words with the "
+                           "request.")
+        return (f"{len(lines)} lines, {cost} tokens: on the greenhouse codebase session two went straight to the "
+                f"files ({len(after.files_read)} read) and ran the fix on staging, for three wordings.")
+
+    return verdict("GREENHOUSE_MEMORY", body)
 
 
 # ---- task 2: promote -------------------------------------------------------------------------------------

@@ -180,3 +180,19 @@ def test_the_offline_model_cannot_know_which_lesson_or_strategy_is_running():
     messages = [user(f"{GOAL} {RULE}")]
     first, second = DeskModel(window=5000), DeskModel(window=5000)
     assert first.reply("", messages, TOOL_SCHEMAS).content == second.reply("", messages, TOOL_SCHEMAS).content
+
+
+def test_a_summary_that_says_the_fix_ran_is_not_followed_by_a_second_run():
+    """Folded away, the run_sql result survives only as the summary's progress line; that is enough."""
+    summary = user("[Summary of earlier work]\nDone: read 17 files; found the cause in app/auth.py; ran the fix on "
+                   "staging: UPDATE users SET email = lower(email);. Pending: nothing, report back.")
+    reply = DeskModel(window=5000).reply("", [user(f"{GOAL} {RULE}"), summary], TOOL_SCHEMAS)
+    assert reply.stop_reason == "end_turn" and "on staging" in reply.text
+
+
+@pytest.mark.parametrize("chunk_turns,keep_turns", [(1, 0), (1, 1), (2, 0), (3, 2)])
+def test_a_running_summary_that_folds_every_turn_runs_the_fix_once(chunk_turns, keep_turns):
+    from harness.context import RunningSummary
+    run = run_agent(f"{GOAL} {RULE}", DeskModel(window=5000),
+                    context=RunningSummary(chunk_turns=chunk_turns, keep_turns=keep_turns), max_laps=60)
+    assert run.stopped == "answered" and [sql["target"] for sql in run.toolbox.sql_log] == ["staging"]

@@ -173,6 +173,14 @@ class Desk:
                 out.append((tool_input.get("path", ""), text))
         return out
 
+    def applied_in_summaries(self) -> dict | None:
+        """{"target", "statement"} if a summary says the fix has already run ('ran the fix on staging: ...')."""
+        for text in reversed(self.summaries):
+            found = re.findall(r"ran the fix on (\w+): (.+?)\. Pending", text)
+            if found:
+                return {"target": found[-1][0], "statement": found[-1][1]}
+        return None
+
     def searched(self) -> dict[str, str | None]:
         """What it has searched for: {text: result} for searches on the desk, {text: None} for those a summary
         says were done (their hits are gone, so they cannot be followed again)."""

@@ -118,6 +118,7 @@ class DeskModel:
         if SURVEY.search(goal):          # a sub-agent's task: read the folder, then report
             return self.survey(desk, goal, note)
         applied = [use["input"] for use, res in desk.calls if use["name"] == "run_sql" and res and not _failed(res)]
+        applied = applied or [ran for ran in [desk.applied_in_summaries()] if ran]   # a summary says it ran
         cause, fix = known(desk, goal)
         if applied:
             return self.finish(desk, note, cause, applied[-1], names)

@@ -194,6 +194,11 @@ def progress(material: str, items: list, read: list[str]) -> str:
     done = f"read {max(count, len(read))} files" + (f" (last: {last})" if last else "") + \
         (f"; found the cause in {cause_at}" if cause_at else "") + \
         (f"; searched for {' | '.join(dict.fromkeys(searched))}" if searched else "")
+    ran = re.findall(r"Recorded on (\w+)[^:]*: (.+?)(?: FLAGGED|\n|$)|ran the fix on (\w+): (.+?)\. Pending", material)
+    if ran:       # the fix has run: say where and what, so a later lap does not run it again
+        target, statement = (ran[-1][0], ran[-1][1]) if ran[-1][0] else (ran[-1][2], ran[-1][3])
+        done += f"; ran the fix on {target}: {statement.strip()}"
+        return f"Done: {done}. Pending: nothing, report back."
     pending = f"apply the fix in {fix_at}" if fix_at else ("find the fix" if cause_at else "find the cause")
     return f"Done: {done}. Pending: {pending}."
 

@@ -15,8 +15,8 @@ Left out: real models and the real cache's minimum length and lifetime (see ``ha
 from __future__ import annotations
 
 import tempfile
-from itertools import groupby
 from dataclasses import asdict
+from itertools import groupby
 from pathlib import Path
 
 from benchmarks.compare import table

@@ -36,7 +36,7 @@ def goals_block(results: dict) -> str:
     speed = results.get("speed", {})
     for g in speed.get("goals", []):
         rows.append((g["goal"], f"{g['measured']} ({g['result']})"))
-    if "redraw" in speed and speed["redraw"]:
+    if speed.get("redraw"):
         r = speed["redraw"]
         if "median_ms" in r:
             verdict = "PASS" if r.get("goal_met") else "MISS"
@@ -104,7 +104,7 @@ BLOCKS = {"goals": goals_block, "bill": bill_block, "frontier": frontier_block, 
 
 def render(text: str, name: str, body: str) -> str:
     """``text`` with the block ``name`` replaced by ``body``. A missing block is a clear error."""
-    pattern = re.compile(rf"(<!-- figures:{name} -->\n)(?:.*?\n)?(<!-- /figures:{name} -->)", re.S)
+    pattern = re.compile(rf"(<!-- figures:{name} -->\n)(?:.*?\n)?(<!-- /figures:{name} -->)", re.DOTALL)
     if not pattern.search(text):
         raise ValueError(f"No <!-- figures:{name} --> ... <!-- /figures:{name} --> block to fill.")
     return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text, count=1)

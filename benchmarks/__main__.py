@@ -16,7 +16,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import cache_frontier, figures, notebook_matrix, speed, strategies, sweep
+from benchmarks import cache_frontier, figures, notebook_matrix, speed, strategies, sweep, workspaces
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> dict:
     print("", flush=True)   # dollars with caching vs input tokens: every strategy and setting, the goal line
     results["cache_frontier"] = cache_frontier.run_all(quick=args.quick)
     print(cache_frontier.report(results["cache_frontier"]), flush=True)
+    print("\nOther workspaces (the rule said at lap 3, a name corrected at lap 2):", flush=True)
+    results["workspaces"] = workspaces.run_all(quick=args.quick)
+    print(workspaces.report(results["workspaces"]), flush=True)
     if not args.no_speed:
         print("\nSpeed" + (" (quick mode: short sessions)" if args.quick else "") + ":", flush=True)
         results["speed"] = speed.run_all(quick=args.quick)

@@ -69,3 +69,55 @@ def test_each_student_is_measured_and_the_table_sizes_a_class(lesson_in_five_ser
     table = sizing.sizing_table(lesson_in_five_servers)
     print("\n" + table)
     assert "| 30 students |" in table and "| 100 students |" in table and "per GiB" in table
+
+
+# ---- the configuration's choices, loaded as JupyterHub loads them (no hub started) ------------
+
+CHOICES = [("shared-password", "simple", "SharedPasswordAuthenticator", "SimpleLocalProcessSpawner"),
+           ("native", "simple", "NativeAuthenticator", "SimpleLocalProcessSpawner"),
+           ("shared-password", "systemd", "SharedPasswordAuthenticator", "SystemdSpawner"),
+           ("dummy", "local", "DummyAuthenticator", "LocalProcessSpawner")]
+
+
+def load_hub_config(monkeypatch, tmp_path, **settings):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    monkeypatch.setenv("CLASS_STATE", str(tmp_path))
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    return PyFileConfigLoader("jupyterhub_config.py", path=str(sizing.HERE)).load_config()
+
+
+@pytest.mark.parametrize("auth, spawner, auth_class, spawner_class", CHOICES)
+def test_each_login_and_spawner_choice_resolves(monkeypatch, tmp_path, auth, spawner, auth_class, spawner_class):
+    from jupyterhub.app import JupyterHub
+
+    config = load_hub_config(monkeypatch, tmp_path, CLASS_AUTH=auth, CLASS_SPAWNER=spawner,
+                             CLASS_PASSWORD="long-enough", CLASS_MEM_LIMIT="700M")
+    hub = JupyterHub(config=config)
+    assert hub.authenticator_class.__name__ == auth_class
+    assert hub.spawner_class.__name__ == spawner_class
+    assert config.Spawner.mem_limit == "700M" and config.Spawner.cmd[1:] == ["-m", "jupyterhub.singleuser"]
+    culler = next(s for s in config.JupyterHub.services if s["name"] == "idle-culler")
+    assert culler["command"][-1] == "--timeout=3600"
+
+
+def test_the_shared_password_is_required_and_checked(monkeypatch, tmp_path):
+    monkeypatch.delenv("CLASS_PASSWORD", raising=False)
+    with pytest.raises(SystemExit, match="CLASS_PASSWORD"):
+        load_hub_config(monkeypatch, tmp_path, CLASS_AUTH="shared-password")
+    from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
+
+    config = load_hub_config(monkeypatch, tmp_path, CLASS_PASSWORD="short")
+    with pytest.raises(Exception, match="at least 8"):
+        SharedPasswordAuthenticator(config=config)
+
+
+def test_the_class_endpoint_reaches_every_server(monkeypatch, tmp_path):
+    config = load_hub_config(monkeypatch, tmp_path, CLASS_PASSWORD="long-enough",
+                             CLASS_ANTHROPIC_BASE_URL="http://127.0.0.1:9/gateway", CLASS_ANTHROPIC_API_KEY="class-token")
+    assert config.Spawner.environment == {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9/gateway",
+                                          "ANTHROPIC_API_KEY": "class-token"}
+    assert "ANTHROPIC_API_KEY" not in load_hub_config(monkeypatch, tmp_path / "2", CLASS_PASSWORD="long-enough",
+                                                      CLASS_ANTHROPIC_BASE_URL="", CLASS_ANTHROPIC_API_KEY="") \
+        .Spawner.environment

@@ -7,6 +7,7 @@ Left out: whether the pinned files still exist on PyPI (that needs the network; 
 """
 
 import importlib.metadata
+import os
 import re
 from pathlib import Path
 
@@ -83,6 +84,7 @@ def test_the_class_lock_keeps_the_students_versions():
             f"{name}: the class lock has {whole_class[name]}, the student lock {entries}"
 
 
+@pytest.mark.skipif(os.environ.get("CONTEXT_DESK_TRY_LATEST") == "1", reason="make try-latest: newest on purpose")
 def test_this_environment_is_the_locked_one():
     """The tests pass with the lock's versions, so the venv they run in must hold exactly those."""
     drift = []

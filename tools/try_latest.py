@@ -3,7 +3,7 @@
 `make try-latest` runs this. Everyone else installs the exact, hash-checked versions of
 requirements.lock (and class/requirements.lock for the class tools); this script ignores both locks,
 installs the newest releases that requirements.txt and class/requirements.txt allow into
-build/try-latest/venv, lists every package whose version differs from the lock, and runs the tests there.
+build/try-latest/.venv, lists every package whose version differs from the lock, and runs the tests there.
 If they pass, `make lock UPGRADE=--upgrade` moves everyone forward;
 if not, the failures printed here are what a student would meet next year.
 
@@ -12,6 +12,7 @@ it needs PyPI, so it is not part of `make test`.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -55,9 +56,9 @@ def normalize(name: str) -> str:
 def main() -> int:
     shutil.rmtree(PLACE, ignore_errors=True)
     print(f"A throwaway venv in {PLACE.relative_to(REPO)} with the newest versions...")
-    venv.create(PLACE / "venv", with_pip=True)
-    python = PLACE / "venv" / ("Scripts" if sys.platform == "win32" else "bin") / "python"
-    pip = [str(python), "-m", "pip", "install", "--quiet", "--upgrade"]
+    venv.create(PLACE / ".venv", with_pip=True)       # named .venv, so the repository's file scans skip it
+    python = PLACE / ".venv" / ("Scripts" if sys.platform == "win32" else "bin") / "python"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--upgrade", "--upgrade-strategy", "eager"]
     subprocess.run(pip + ["pip"], check=True, cwd=REPO)
     install = subprocess.run(pip + ["-r", "requirements.txt", "-r", "class/requirements.txt"], cwd=REPO)
     if install.returncode != 0:
@@ -73,7 +74,9 @@ def main() -> int:
         print(f"  {name:32} {old:>12} -> {new}")
 
     print("\nThe tests, with the newest versions:")
-    tests = subprocess.run([str(python), "-m", "pytest", "-q", "-rfE", "--tb=line", *sys.argv[1:]], cwd=REPO)
+    # The lock test would only repeat the list above: the newest versions are not the locked ones.
+    tests = subprocess.run([str(python), "-m", "pytest", "-q", "-rfE", "--tb=line", *sys.argv[1:]], cwd=REPO,
+                           env=dict(os.environ, CONTEXT_DESK_TRY_LATEST="1"))
     if tests.returncode == 0:
         print("\nEverything passes with the newest versions: `make lock UPGRADE=--upgrade` moves the pins forward.")
     else:

@@ -1199,11 +1199,11 @@ def test_the_readme_says_only_what_the_offline_model_does():
     from checks.ex05_memory import session_two
     text = (EXERCISES / "README.md").read_text(encoding="utf-8")
     reads = text[text.index("- **A rule about the database target.**"):text.index("It ignores")]
-    ignores = text[text.index("It ignores"):text.index("The full list")]
+    ignores = text[text.index("It ignores"):text.index("the full list is in")]     # the ignored and the missed
     pointers = "- Sign-in lives in app/auth.py; database changes are SQL files in migrations/.\n"
     for part, target in ((reads, "staging"), (ignores, "production")):
-        quotes = re.findall(r'"([^"]+)"', part)
-        assert len(quotes) >= (10 if target == "staging" else 2)
+        quotes = [" ".join(q.split()) for q in re.findall(r'"([^"]+)"', part)]   # a quote may wrap a line
+        assert len(quotes) >= (10 if target == "staging" else 3)
         for quote in quotes:
             run = session_two(checks.GOALS[0], pointers + f"- {quote[0].upper()}{quote[1:]}.\n")
             assert run.database_target == target, (quote, run.database_target)

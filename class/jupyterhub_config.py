@@ -78,7 +78,7 @@ elif auth == "native":
     c.JupyterHub.authenticator_class = "native"          # students sign up at /hub/signup, you approve them
     c.NativeAuthenticator.open_signup = False
     c.NativeAuthenticator.minimum_password_length = 8
-    import nativeauthenticator                            # its sign-up and approval pages
+    import nativeauthenticator  # its sign-up and approval pages
     c.JupyterHub.template_paths = [str(Path(nativeauthenticator.__file__).parent / "templates")]
 else:
     c.JupyterHub.authenticator_class = auth             # the school's own; configure it below this file

@@ -28,8 +28,8 @@ import nbformat
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from harness.cost import PRICES  # noqa: E402
-from harness.model import DEFAULT_CLAUDE_MODEL, claude_model_name  # noqa: E402
+from harness.cost import PRICES
+from harness.model import DEFAULT_CLAUDE_MODEL, claude_model_name
 
 LESSONS = ["01_the_filling_desk", "02_sliding_window_failure", "03_three_zone_compaction",
            "04_running_summary", "05_memory_claude_md", "06_going_further"]

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "exercises" / "solutions"
 CHECKS = REPO / "exercises" / "checks"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-CHECK_CELL = re.compile(r"^checks\.(check_\w+)\((.*)\);?$", re.S)
+CHECK_CELL = re.compile(r"^checks\.(check_\w+)\((.*)\);?$", re.DOTALL)
 STUB = 'raise NotImplementedError("Your code here")'
 SCHEMA = 3
 

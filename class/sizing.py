@@ -34,7 +34,7 @@ import psutil
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from remote_run import JupyterServer  # noqa: E402
+from remote_run import JupyterServer
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

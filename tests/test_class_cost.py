@@ -4,10 +4,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
-import lesson_cost  # noqa: E402
+import lesson_cost
 
-from harness.cost import PRICES  # noqa: E402
-from harness.messages import user  # noqa: E402
+from harness.cost import PRICES
+from harness.messages import user
 
 
 def test_the_counter_adds_the_usage_of_picked_models_only(monkeypatch):

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
-import sizing  # noqa: E402
+import sizing
 
 STUDENTS = 5
 

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 STUDENT_LOCK = REPO / "requirements.lock"
 CLASS_LOCK = REPO / "class" / "requirements.lock"
 ENTRY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)==(\S+?)(?:\s*;\s*(.+?))?\s*\\\n((?:\s+--hash=\S+(?:\s*\\)?\n?)+)",
-                   re.M)
+                   re.MULTILINE)
 
 
 def normalize(name: str) -> str:

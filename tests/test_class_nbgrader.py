@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
-import nbgrader_assignments  # noqa: E402
+import nbgrader_assignments
 
 ASSIGNMENT = "03_three_zones"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
@@ -44,7 +44,7 @@ def with_wrong_compact(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode
     cell = next(c for c in wrong.cells if c.cell_type == "code" and "def compact(" in c.source)
     cell.source, count = re.subn(r"### BEGIN SOLUTION\n.*?### END SOLUTION",
                                  "### BEGIN SOLUTION\n    return list(messages)\n    ### END SOLUTION",
-                                 cell.source, flags=re.S)
+                                 cell.source, flags=re.DOTALL)
     assert count == 1
     return wrong
 

@@ -27,7 +27,7 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
-from remote_run import KernelChannels, JupyterServer  # noqa: E402
+from remote_run import JupyterServer, KernelChannels
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -37,7 +37,7 @@ def readme_blocks() -> dict[str, list[str]]:
     text = (REPO / "README.md").read_text()
     section = text.split("## Without make", 1)[1].split("\n## ", 1)[0]
     return {tag: [line for line in body.splitlines() if line.strip()]
-            for tag, body in re.findall(r"```(\w+)\n(.*?)```", section, re.S)}
+            for tag, body in re.findall(r"```(\w+)\n(.*?)```", section, re.DOTALL)}
 
 
 def test_the_windows_lines_are_the_same_steps():

@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PLACE = REPO / "build" / "try-latest"
-LOCKED = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;\\]+)(?:\s*;\s*([^\\\n]+))?", re.M)
+LOCKED = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;\\]+)(?:\s*;\s*([^\\\n]+))?", re.MULTILINE)
 
 
 def locked_versions(lock_file: Path, python: Path) -> dict[str, str]:

@@ -25,7 +25,8 @@ from pathlib import Path
 c = get_config()  # noqa: F821 -- JupyterHub provides get_config() when it loads this file
 
 HERE = Path(__file__).resolve().parent
-STATE = Path(os.environ.get("CLASS_STATE", HERE / "state")).resolve()
+# Outside the repository: the students' homes hold notebooks with outputs, which the repo's scans would find.
+STATE = Path(os.environ.get("CLASS_STATE", Path.home() / "context-desk-class")).expanduser().resolve()
 STATE.mkdir(parents=True, exist_ok=True)
 
 

@@ -31,10 +31,10 @@ def task():
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Print how long the notebooks took to execute headless (the budget is 60 s for the whole set)."""
+    """Print how long the notebooks took headless (a figure only: speed is judged in benchmarks/, not in a timed test)."""
     from test_notebooks import TIMINGS   # filled by tests/test_notebooks.py when it ran
 
     if TIMINGS:
         total = sum(TIMINGS.values())
         parts = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in sorted(TIMINGS.items()))
-        terminalreporter.write_line(f"notebooks executed headless in {total:.1f} s (budget 60 s): {parts}")
+        terminalreporter.write_line(f"notebooks executed headless in {total:.1f} s ({parts}); the 60 s budget is checked by make bench, not here")

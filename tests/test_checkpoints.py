@@ -47,3 +47,22 @@ def test_the_deck_asks_before_it_shows(path):
     at = next(i for i, s in enumerate(slides) if s.startswith("## Checkpoint"))
     after = [s for s in slides[at + 1:] if not s.startswith(("## In the workbook", "# "))]
     assert after, f"{path.name}: the deck's checkpoint is its last content slide"
+
+
+EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_the_exercise_asks_the_same_question(path):
+    """The exercise of each lesson (solution and student copy) opens its checkpoint with the lesson's question."""
+    import nbformat
+
+    lesson = read(path)
+    number = path.name[:2]
+    for folder in (EXERCISES / "solutions", EXERCISES):
+        [exercise] = sorted(folder.glob(f"{number}_*.ipynb"))
+        cells = [c.source for c in nbformat.read(exercise, as_version=4).cells if c.cell_type == "markdown"]
+        asked = [s for s in cells if s.startswith("**Checkpoint.**")]
+        assert len(asked) == 1, f"{exercise.name}: {len(asked)} checkpoint cells"
+        opening = " ".join(asked[0].removeprefix("**Checkpoint.**").split())
+        assert opening.startswith(lesson.checkpoint_question), (exercise.name, opening[:120])

@@ -64,6 +64,25 @@ RULES = [
     "Production must never be touched; use stage for every change.",
     "Apply it to staging, not production.",
     "Do everything on staging; production is not to be touched.",
+    # more, as people write them
+    "Whatever you do, don't touch prod.",
+    "Please make sure nothing is run against production.",
+    "Do NOT run migrations in production!!",
+    "Stick to staging.",
+    "Staging is the only place for database changes.",
+    "Never ever apply anything to the live DB.",
+    "You are not allowed to touch production.",
+    "It is forbidden to run SQL on production.",
+    "Production access is prohibited.",
+    "Keep your hands off production.",
+    "No production changes.",
+    "Production stays untouched.",
+    "Run this on staging, never on production.",
+    "Use the staging DB; the prod DB is off-limits.",
+    "Under no circumstance should you touch production.",
+    "At no point touch production.",
+    "Only staging may be changed.",
+    "Changes to production are not permitted.",
 ]
 
 NOT_RULES = [
@@ -86,6 +105,10 @@ NOT_RULES = [
     "Production has been stable for weeks.",
     "Note: production is busy at night.",
     "Sessions live in app/auth.py.",
+    "Don't worry, production is fine.",
+    "The staging server only has 2 GB of memory.",
+    "I wonder whether production has the same bug.",
+    "Production was never touched by the old script.",
     # rules about something else: standing rules, but not about the database target
     "Never deploy on Fridays.",
     "Always run the tests before you finish.",

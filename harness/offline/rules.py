@@ -43,24 +43,27 @@ FORBID_BEFORE = re.compile("|".join([
     r"^(?:(?:and|but|so|also|please|absolutely|just)\s+)*(?:no|not|nothing|none)\b",
     r"(?:,|\bbut)\s+(?:never|not)\b",
     r"\b(?:avoid|avoiding|away from|stay away from|staying away from|keep away from|keep off|keep out of|steer clear of)\b",
-    r"\b(?:refrain from|hands off|under no circumstances|in no case|at no time|nothing (?:goes|runs|is run))\b",
+    r"\b(?:refrain from|hands off|under no circumstances?|in no case|at no time|at no point|nothing (?:goes|runs|is run))\b",
+    r"\b(?:not allowed|not permitted|forbidden|prohibited|never allowed) to\b",
     r"\b(?:forbid|forbids|prohibit|prohibits|ban|bans)\b",
 ]), re.I)
 FORBID_AFTER = re.compile("|".join([
     r"^\W*(?:\w+\W+){0,2}?(?:is|are|stays?|remains?|must stay|must remain|should stay)?\s*(?:strictly\s+|completely\s+|absolutely\s+)?"
     r"(?:off[- ]limits|forbidden|prohibited|banned|out of bounds|not allowed|not permitted|disallowed|untouchable|"
-    r"read[- ]only|a no[- ]go|no[- ]go|not to be \w+|never to be \w+|not for \w+)",
+    r"read[- ]only|a no[- ]go|no[- ]go|not to be \w+|never to be \w+|not for \w+|untouched|left alone)",
     r"^\W*(?:\w+\W+){0,2}?(?:must not|mustn't|must never|may not|may never|can ?not be|can't be|cannot be|should never|"
     r"should not|shouldn't|shall not|is never|are never|will never be|is not to|are not to)\b",
     r"^\W*(?:\w+\W+){0,4}?alone\b",
-    r"^\W*(?:hands off|keep out|do not touch|don't touch|no touching|never)\b",
+    r"^\W*(?:hands off|keep out|do not touch|don't touch|no touching)\b|^\W*never\W*$",
 ]), re.I)
 DOING = r"(?:run|runs|go|goes|be|is|are|applied|apply|executed|execute|happen|happens|land|lands|deploy|write|writes|work|"\
         r"use|used|touch|target|made|done|do|ever|changes?|it|them|this|that|queries|sql|statements?|migrations?|fixes?)"
 ONLY_BEFORE = re.compile(rf"\b(?:only|exclusively|solely)\b(?:\s+{DOING}){{0,3}}\s+(?:on|to|against|in|into|with|at)\s+"
                          rf"(?:the\s+|our\s+)?$|\b(?:only|exclusively|solely)\s+(?:ever\s+)?(?:use|using|touch|target|targeting)\s+"
                          rf"(?:the\s+)?$|^\W*(?:only|exclusively)\s+$", re.I)
-ONLY_AFTER = re.compile(r"^(?:\s+(?:database|db|server|environment|env|data))?\s*(?:-|\s)(?:only|exclusively)\b", re.I)
+ONLY_AFTER = re.compile(r"^(?:\s+(?:database|db|server|environment|env|data))?\s*(?:-|\s)(?:only|exclusively)\b"
+                        r"(?!\s+(?:has|have|had|is|are|was|were|runs|ran|contains|holds|shows|knows)\b)|"
+                        r"^\s+(?:is|are)\s+the\s+only\s+(?:place|target|environment|database|one)\b", re.I)
 ELSEWHERE = re.compile(r"\b(?:nowhere else|not anywhere else|never anywhere else|and no other|nothing but)\b", re.I)
 INTO = re.compile(r"\b(?:on|to|against|in|into|with|at|use|using|target|targeting)\s+(?:the\s+|our\s+)?$", re.I)
 KEEP_TO = re.compile(r"\b(?:keep|kept|stick|stay|confine|confined|limit|limited|restrict|restricted)\b", re.I)
@@ -136,6 +139,7 @@ def forbids(clause: str, target: str) -> bool:
 
 def _orders_against(before: str, after: str = "") -> bool:
     """A negation that gives an order stands before the target ('never', 'don't', 'stay away from' ...)."""
+    before = REMINDER.sub(" ", before)          # "don't worry, production is fine" forbids nothing
     if re.search(r"\bleave\b(?:\s+\w+){0,3}\s*$", before, re.I) and re.match(r"^(?:\s+\w+){0,3}\s+alone\b", after, re.I):
         return True
     if FORBID_BEFORE.search(before):

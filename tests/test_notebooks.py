@@ -41,6 +41,7 @@ def test_notebook_runs_headless_offline(path, monkeypatch):
     assert "Active model:" in printed, "the first code cell must say which model is active"
 
 
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
 def test_committed_notebooks_carry_no_outputs(path):
     notebook = nbformat.read(path, as_version=4)
     for cell in notebook.cells:

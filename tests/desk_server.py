@@ -28,12 +28,12 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from misbehaving import model_named  # noqa: E402
-from standin_server import TEST_KEY, error_body, message_body  # noqa: E402
+from standin_server import TEST_KEY, LocalServer, error_body, message_body  # noqa: E402
 
 from harness.messages import blocks_of, user  # noqa: E402
 from harness.model import CLAUDE_WINDOW, ContextOverflow  # noqa: E402
@@ -43,7 +43,7 @@ from harness.tokens import Meter  # noqa: E402
 CLEARED = "[tool result cleared by the server's context management]"
 
 
-class DeskServer:
+class DeskServer(LocalServer):
     """The server. Example: with DeskServer() as server: os.environ["ANTHROPIC_BASE_URL"] = server.url
 
     ``window`` is the server-side model's window (Claude's by default: the classroom desk is enforced
@@ -55,29 +55,7 @@ class DeskServer:
         self.meter = Meter("tiktoken")
         self.requests: list[dict] = []
         self.lock = threading.Lock()            # one model call at a time: the meter's cache is shared
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> DeskServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> DeskServer:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+        self.listen(port, _handler_for(self))
 
     def count(self, path_end: str = "", model: str | None = None) -> int:
         """How many requests came in whose path ends with ``path_end`` (and named ``model``, if given)."""

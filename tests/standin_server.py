@@ -35,7 +35,36 @@ def error_body(kind: str, message: str) -> dict:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-class StandIn:
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 with start/stop and ``with`` support (shared by the test servers)."""
+
+    def listen(self, port: int, handler) -> None:
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class StandIn(LocalServer):
     """The server, its queue of canned responses and its record of requests.
 
     Example: with StandIn() as server: server.push_text("hello"); ... server.requests[0]["body"]
@@ -45,29 +74,8 @@ class StandIn:
         self.key = key
         self.queue: deque[tuple[int, dict, dict]] = deque()
         self.requests: list[dict] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+        self.listen(0, _handler_for(self))
 
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> StandIn:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> StandIn:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     # ---- scripting --------------------------------------------------------------------
 

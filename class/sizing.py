@@ -32,8 +32,6 @@ from pathlib import Path
 import nbformat
 import psutil
 import requests
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from remote_run import JupyterServer
 
 HERE = Path(__file__).resolve().parent

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from harness.notes import Note, recalled_section
 from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
-from harness.notes import Note, recalled_section
 from harness.tools import WORKSPACE
 
 USER_MEMORY = "~/.claude/CLAUDE.md"             # expanded only when loaded
@@ -104,7 +104,7 @@ def load_memory(user: str | Path | None = USER_MEMORY, project: str | Path | Non
     """Load the user, project and local memory files, in that order, with their ``@`` imports.
 
     ``None`` skips a level. Imports may only reach files under ``roots`` and the three files' folders.
-    Example: load_memory(user=None, project="workspace/CLAUDE.md", local=None).files -> [the four-line file]
+    Example: load_memory(user=None, project="workspaces/ledgerly/CLAUDE.md", local=None).files -> [the four-line file]
     """
     levels = [("user", user), ("project", project), ("local", local)]
     levels = [(level, Path(path).expanduser()) for level, path in levels if path is not None]

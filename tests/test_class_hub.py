@@ -7,14 +7,13 @@ with nbgitpuller and runs every code cell of lesson 03 over their own server's k
 servers run as this user (SimpleLocalProcessSpawner), so nothing outside the temporary folder changes.
 """
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
 import sizing
+
+pytestmark = pytest.mark.integration      # a real JupyterHub
 
 STUDENTS = 5
 
@@ -29,7 +28,6 @@ def code_cells(path: Path) -> int:
     return sum(1 for cell in notebook.cells if cell.cell_type == "code" and cell.source.strip())
 
 
-@pytest.mark.slow
 def test_every_student_ran_the_whole_lesson_without_an_error(lesson_in_five_servers):
     home = lesson_in_five_servers["state"] / "home"
     for student in lesson_in_five_servers["students"]:
@@ -40,7 +38,6 @@ def test_every_student_ran_the_whole_lesson_without_an_error(lesson_in_five_serv
         assert student.cells_run == expected, f"{student.name} ran {student.cells_run} of {expected} cells"
 
 
-@pytest.mark.slow
 def test_each_lesson_ran_in_that_students_own_server_and_copy(lesson_in_five_servers):
     state = lesson_in_five_servers["state"]
     students = lesson_in_five_servers["students"]
@@ -52,7 +49,6 @@ def test_each_lesson_ran_in_that_students_own_server_and_copy(lesson_in_five_ser
     assert lesson_in_five_servers["isolation"], "one student's token opened another student's server"
 
 
-@pytest.mark.slow
 def test_the_lessons_ran_at_the_same_time(lesson_in_five_servers):
     students = lesson_in_five_servers["students"]
     last_start = max(s.lesson_started for s in students)
@@ -60,7 +56,6 @@ def test_the_lessons_ran_at_the_same_time(lesson_in_five_servers):
     assert last_start < first_end, "some lesson finished before another had started"
 
 
-@pytest.mark.slow
 def test_each_student_is_measured_and_the_table_sizes_a_class(lesson_in_five_servers):
     for student in lesson_in_five_servers["students"]:
         assert student.server_rss_peak > 20 * sizing.MIB and student.kernel_rss_peak > 20 * sizing.MIB

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 import nbformat
+import nbgrader_assignments
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
-import nbgrader_assignments
+pytestmark = pytest.mark.integration      # nbgrader in subprocesses
 
 ASSIGNMENT = "03_three_zones"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"

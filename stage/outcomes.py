@@ -13,8 +13,8 @@ Left out: judging whether an answer is *right*; these say what happened, not whe
 
 from __future__ import annotations
 
-from harness.loop import Lap, Run
-from harness.plots import where_on_desk
+from harness.laps import Lap, Run
+from stage.plots import where_on_desk
 
 
 def how_it_ended(run: Run) -> str:

@@ -1,68 +1,45 @@
-"""The pictures of the desk: the token plot, the desk view, the summary -- plain matplotlib, no widgets.
+"""The pictures of the desk: the token plot, the desk view, the cost frontier -- plain matplotlib, no widgets.
 
-* ``plot_tokens``   -- raw-history tokens (climbing) against assembled-context tokens (what was sent),
-                       the window and the compaction threshold, a marker wherever the strategy dropped,
+* ``plot_tokens``   -- raw-history tokens (dashed, climbing) against assembled-context tokens (solid: what was
+                       sent), the window and the compaction threshold, a marker wherever the strategy dropped,
                        compacted, folded or cleared, and an overflow as a big red X.
-* ``draw_desk``     -- one lap's message array as blocks sized by tokens and coloured by zone, against the
-                       desk's edge (the window), and whether the standing rule and the request are still on it.
-* ``summary_text``  -- the summary on the desk, or "none yet".
-* ``Picture``       -- the plot above the desk, one PNG per lap, fast enough to animate (``stage.widgets``).
-* ``plot_cost_frontier`` -- dollars with caching against input tokens, one dot per strategy and setting,
+* ``draw_desk``     -- one lap's message array as blocks sized by tokens, coloured and hatched by zone, against
+                       the desk's edge (the window), and whether the standing rule and the request are still on it.
+* ``plot_cost_frontier`` -- dollars with caching against input tokens, one marker per strategy and setting,
                        with the frontier joined up (``stage.frontier`` makes the points).
+* ``summary_text``, ``headline``, ``visibility_lines`` -- the words beside the pictures.
 
-Everything here only *reads* the loop's ``Lap`` records. Slides, benchmarks and notebooks use these
-pieces alone; the live dashboard is ``stage.widgets``.
-Left out: zoom and hover, and any drawing that is not driven by a real run.
+Readable on a projector and without colour: the colours come from ``stage.palette`` (one palette, WCAG
+contrast), every line has a style or a marker of its own and a label at its end, in the margin, and the
+legend sits in a band no line enters. Text is at least 15 points, 15 pixels at the 72 dpi used here.
+Everything only *reads* the loop's ``Lap`` records. The animated picture is ``stage.picture``, the dashboard
+``stage.widgets``. Left out: zoom and hover, and any drawing that is not driven by a real run.
 """
 
 from __future__ import annotations
 
 import math
-import struct
 import textwrap
-import zlib
-from dataclasses import dataclass
-from itertools import cycle
 
-import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.text import Annotation
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from harness.compaction import ThreeZoneCompaction
 from harness.context import Strategy
 from harness.laps import Lap
 from harness.messages import text_of
-from harness.model import CLASS_WINDOW
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
+from stage.palette import EVENTS, FIXED, GOOD, INK, MUTED, SERIES, WALL, ZONES
 
-FONT = 17                       # points = pixels at DPI 72: readable from the back of the room
+FONT = 15                       # points; at 72 dpi, pixels: legends, ticks, labels, the desk's words
+TITLE = 17                      # headlines and titles
 DPI = 72
-SIZE = (13, 9)                  # inches: 936 x 648 pixels
-WALL = "#C00000"                # the window, the threshold and the overflow: the red of a wall
-OK_GREEN = "#006400"
-ZONES = {                       # zone -> (colour, what the class calls it); Okabe-Ito, colour-blind safe
-    "head": ("#0072B2", "head (request)"),
-    "summary": ("#009E73", "summary"),
-    "tail": ("#E69F00", "verbatim tail"),
-    "notice": ("#CC79A7", "dropped notice"),
-    "cleared": ("#555555", "cleared result"),
-    "middle": ("#F0E442", "middle"),
-}
-FIXED = ("#DDDDDD", "system + tools")   # on the desk every lap, before any message
-EVENTS = {                      # lap kind -> (marker, colour, legend words)
-    "drop": ("<", "#D55E00", "dropped oldest"),
-    "compact": ("v", "#009E73", "compacted"),
-    "fold": ("D", "#009E73", "folded"),
-    "clear": ("s", "#555555", "cleared results"),
-    "stuck": ("^", "#CC79A7", "cannot compact"),
-    "summary_failed": ("P", "#CC79A7", "summary failed"),
-}
-RUN_COLOURS = ["#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
-
+SINGLE = SERIES[0]              # one run alone: blue
+# Kept for old imports: the green of "still on the desk".
+OK_GREEN = GOOD
 
 
 # ---- 1. the token plot ------------------------------------------------------------------------------
@@ -71,78 +48,192 @@ def plot_tokens(laps_by_label, window: int | None = None, threshold: int | None 
     """Raw-history tokens (dashed) and assembled-context tokens (solid) per lap, for one run or several.
 
     ``laps_by_label`` is ``{label: laps}`` (or just a list of laps). ``window`` defaults to the laps' own;
-    ``threshold`` is in tokens, e.g. ``threshold_tokens(strategy, model)``. Returns the Axes.
+    ``threshold`` is in tokens, e.g. ``threshold_tokens(strategy, model)``. Several runs each get a colour,
+    a marker and their name at the end of their line. Returns the Axes.
     Example: plot_tokens({"full history": run.laps}) -> two climbing lines, the window, a red X at lap 10.
     """
-    ax = ax if ax is not None else _new_axes((12, 5.5))
+    ax = ax if ax is not None else _new_axes((11.5, 5.2))
     runs = _as_runs(laps_by_label)
-    _plot_lines(ax, runs)
-    _plot_frame(ax, runs, window, threshold)
-    ax.set_ylim(bottom=0)
+    if threshold is not None and 0 < threshold <= 1:
+        raise ValueError(f"threshold is in tokens (e.g. threshold_tokens(strategy, model) -> 3366), "
+                         f"not a fraction like {threshold}.")
+    window = window or next((laps[0].window for laps in runs.values() if laps), None)
+    plot_lines(ax, runs)
+    plot_frame(ax, window, threshold)
+    every = [lap for laps in runs.values() for lap in laps]
+    highest = max([lap.raw_tokens for lap in every] + [lap.assembled_tokens for lap in every] + [window or 0, 1])
+    ax.set_ylim(0, highest * (1.15 if any(lap.kind == "overflow" for lap in every) else 1.05))
+    plot_legend(ax, runs)
+    end_labels(ax, line_ends(runs, window, threshold))
+    make_room_for_labels(ax)
     return ax
 
 
-def _plot_lines(ax, runs: dict) -> list:
+def plot_lines(ax, runs: dict) -> list:
     """The lines and markers of each run (what grows lap by lap). Returns the artists drawn."""
-    drawn = []
-    for colour, (label, laps) in zip(cycle(RUN_COLOURS), runs.items()):
-        x, suffix = [lap.number for lap in laps], f" — {label}" if label and len(runs) > 1 else ""
-        drawn += ax.plot(x, [lap.raw_tokens for lap in laps], ls="--", lw=2.5, color=colour, alpha=0.7,
-                         label=f"raw history{suffix}")
-        drawn += ax.plot(x, [lap.assembled_tokens for lap in laps], lw=4, color=colour,
-                         label=f"assembled (sent){suffix}")
+    drawn, several = [], len(runs) > 1
+    for style, (label, laps) in zip(_styles(runs), runs.items()):
+        x, suffix = [lap.number for lap in laps], f" — {label}" if several else ""
+        marks = dict(marker=style.marker, markevery=_every(len(laps)), ms=8) if several else {}
+        drawn += ax.plot(x, [lap.raw_tokens for lap in laps], ls=(0, (5, 2.5)), lw=2.5, color=style.colour,
+                         label=f"raw history{suffix}", **marks)
+        drawn += ax.plot(x, [lap.assembled_tokens for lap in laps], lw=4, color=style.colour,
+                         label=f"assembled (sent){suffix}", **marks)
     every = [lap for laps in runs.values() for lap in laps]
     for kind, (marker, colour, words) in EVENTS.items():
         hits = [lap for lap in every if lap.kind == kind]
         if hits:
             drawn.append(ax.scatter([h.number for h in hits], [h.assembled_tokens for h in hits],
-                                    marker=marker, s=180, color=colour, edgecolor="black", zorder=5,
-                                    label=words))
+                                    marker=marker, s=170, color=colour, edgecolor=INK, zorder=5, label=words))
     for lap in (lap for lap in every if lap.kind == "overflow"):
-        drawn.append(ax.scatter([lap.number], [lap.assembled_tokens], marker="X", s=600, color=WALL,
+        drawn.append(ax.scatter([lap.number], [lap.assembled_tokens], marker="X", s=520, color=WALL,
                                 edgecolor="white", zorder=6, label="overflow"))
         drawn.append(ax.annotate("overflow", (lap.number, lap.assembled_tokens), xytext=(-18, 14),
-                                 textcoords="offset points", ha="right", color=WALL, fontsize=FONT + 2,
-                                 fontweight="bold"))
+                                 textcoords="offset points", ha="right", color=WALL, fontsize=TITLE,
+                                 fontweight="bold", gid="overflow"))
     return drawn
 
 
-def _plot_frame(ax, runs: dict, window: int | None, threshold: int | None):
-    """What stays put while laps go by: the window, the threshold, the labels, the legend."""
-    if threshold is not None and 0 < threshold <= 1:
-        raise ValueError(f"threshold is in tokens (e.g. threshold_tokens(strategy, model) -> 3366), "
-                         f"not a fraction like {threshold}.")
-    window = window or next((laps[0].window for laps in runs.values() if laps), None)
+def _styles(runs: dict) -> list:
+    return [SINGLE] if len(runs) == 1 else [SERIES[i % len(SERIES)] for i in range(len(runs))]
+
+
+def _every(count: int) -> int:
+    """Markers on a run's lines: about eight of them, however long the run."""
+    return max(1, math.ceil(count / 8))
+
+
+def plot_frame(ax, window: int | None, threshold: int | None):
+    """What stays put while laps go by: the window, the threshold, the ticks."""
     if window:
         ax.axhline(window, color=WALL, lw=3, label=f"window ({window:,})")
     if threshold:
-        ax.axhline(threshold, color=WALL, lw=2, ls=":", label=f"threshold ({threshold:,})")
-    ax.set_xlabel("lap", fontsize=FONT)
+        ax.axhline(threshold, color=WALL, lw=2.5, ls=(0, (1, 1.2)), label=f"threshold ({threshold:,})")
+    ax.set_xlabel("lap", fontsize=FONT, loc="right", labelpad=1)
     ax.set_ylabel("tokens", fontsize=FONT)
-    ax.tick_params(labelsize=FONT - 2)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.tick_params(labelsize=FONT)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:,.0f}"))
     ax.grid(alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
-    unique = dict(zip(labels, handles))          # one legend entry per name, however many runs
-    if len(runs) > 1:
-        unique = _legend_for_several(unique, runs)
-    ax.legend(unique.values(), unique.keys(), fontsize=FONT - 4, loc="upper left", ncol=2, framealpha=0.9)
 
 
-def _legend_for_several(entries: dict, runs: dict) -> dict:
-    """Several runs: one colour entry per run and one entry per line style, instead of two long labels a run.
+def plot_legend(ax, runs: dict, rows: int = 1):
+    """The legend, in a band along the top of the plot that the y axis keeps clear of every line.
 
-    Long "raw history — session two, …" labels made a legend wide enough to hide the lines it names.
+    It names what the end labels do not: the event markers, and for several runs what dashed and solid mean.
     """
-    keys = {"raw history (dashed)": Line2D([], [], ls="--", lw=2.5, color="#555555"),
-            "sent (solid)": Line2D([], [], lw=4, color="#555555")}
-    for label in runs:
-        entries.pop(f"raw history — {label}", None)
-        solid = entries.pop(f"assembled (sent) — {label}", None)
-        if solid is not None:
-            keys[label] = Line2D([], [], lw=4, color=solid.get_color())
-    return {**keys, **entries}
+    entries = {}
+    if len(runs) > 1:
+        entries = {"dashed: raw history": Line2D([], [], ls=(0, (5, 2.5)), lw=2.5, color=MUTED),
+                   "solid: sent": Line2D([], [], lw=4, color=MUTED)}
+    handles, labels = ax.get_legend_handles_labels()
+    entries.update({label: handle for label, handle in zip(labels, handles)
+                    if not label.startswith(("raw history", "assembled", "window", "threshold"))})
+    if not entries:
+        return None
+    columns = math.ceil(len(entries) / rows)
+    legend = ax.legend(entries.values(), entries.keys(), fontsize=FONT, loc="upper left", ncol=columns,
+                       framealpha=1, borderaxespad=0.3, handlelength=1.6, columnspacing=1.0, handletextpad=0.5,
+                       borderpad=0.3)
+    keep_band_clear(ax, legend)
+    return legend
+
+
+def keep_band_clear(ax, legend):
+    """Raise the top of the y axis until the legend's band holds no line: lines stay under it."""
+    renderer = _renderer(ax)
+    if renderer is None:
+        return
+    box, frame = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+    band = (frame.y1 - box.y0 + 4) / frame.height            # the part of the height the legend takes
+    bottom, top = ax.get_ylim()
+    if 0 < band < 0.6:
+        ax.set_ylim(bottom, bottom + (top - bottom) / (1 - band))
+
+
+def line_ends(runs: dict, window: int | None = None, threshold: int | None = None) -> list[tuple]:
+    """What the margin labels say, and where: (y in tokens, words, colour, the line's label, fixed?).
+
+    The window and the threshold are fixed (their lines never move); a run's ends move as laps arrive.
+    """
+    ends, several = [], len(runs) > 1
+    for style, (label, laps) in zip(_styles(runs), runs.items()):
+        if not laps:
+            continue
+        suffix = f" — {label}" if several else ""
+        name = textwrap.shorten(label, 16, placeholder="…") if several else ""
+        ends.append((laps[-1].raw_tokens, f"raw: {name}" if several else "raw history", style.colour,
+                     f"raw history{suffix}", False))
+        ends.append((laps[-1].assembled_tokens, textwrap.fill(label, 16) if several else "sent", style.colour,
+                     f"assembled (sent){suffix}", False))
+    if window:
+        ends.append((window, "window", WALL, f"window ({window:,})", True))
+    if threshold:
+        ends.append((threshold, "threshold", WALL, f"threshold ({threshold:,})", True))
+    return ends
+
+
+class EndLabel(Annotation):
+    """A line's name in the right margin, level with the line's last point, moved apart from its neighbours.
+
+    Where the neighbours are is only known when drawing (the caller may still change the axes), so the labels
+    of one Axes are placed at draw time, all together (``place``). ``gid`` names the line it labels.
+    """
+
+    def __init__(self, group: list, y: float, words: str, colour: str, line: str, fixed: bool = False):
+        super().__init__(words, xy=(1, y), xycoords=("axes fraction", "data"), xytext=(7, 0),
+                         textcoords="offset points", va="center", ha="left", color=colour, fontsize=FONT,
+                         fontweight="bold", annotation_clip=False, clip_on=False, gid=f"label-for:{line}",
+                         linespacing=1.05)
+        self.group, self.y, self.fixed = group, y, fixed
+        group.append(self)
+
+    def draw(self, renderer):
+        place(self.group, renderer)
+        super().draw(renderer)
+
+
+def end_labels(ax, ends: list[tuple], group: list | None = None) -> list[EndLabel]:
+    """Margin labels for ``ends`` (from ``line_ends``), placed together with any already in ``group``."""
+    group = [] if group is None else group
+    return [ax.add_artist(EndLabel(group, *end)) for end in ends]
+
+
+def place(labels: list, renderer=None) -> None:
+    """Put each label level with its line's end: fixed ones exactly there, the others at the nearest free height.
+
+    Example: "sent" ends just under "threshold" -> "threshold" stays, "sent" moves down a line.
+    """
+    labels = [label for label in labels if label.axes is not None]
+    if not labels:
+        return
+    ax = labels[0].axes
+    frame, points = ax.get_window_extent(renderer), ax.figure.dpi / 72
+    taken = []                                                  # (bottom, top) in pixels, placed so far
+    for label in sorted(labels, key=lambda label: not label.fixed):
+        half = label.get_fontsize() * points * 0.6 * (label.get_text().count("\n") + 1)
+        want = min(max(ax.transData.transform((0, label.y))[1], frame.y0 + half), frame.y1 - half)
+        tries = [want] + [edge for low, high in taken for edge in (high + half, low - half)]
+        free = [y for y in tries if frame.y0 + half - 1 <= y <= frame.y1 - half + 1
+                and all(y + half <= low or y - half >= high for low, high in taken)]
+        y = min(free, key=lambda y: abs(y - want)) if free and not label.fixed else want
+        taken.append((y - half, y + half))
+        anchor = ax.transData.transform((0, label.y))[1]
+        label.xyann = (7, (y - anchor) / points)
+
+
+def make_room_for_labels(ax) -> None:
+    """Narrow the axes, if needed, so the margin labels end inside the figure."""
+    renderer = _renderer(ax)
+    labels = [a for a in ax.get_children() if isinstance(a, EndLabel)]
+    if renderer is None or not labels:
+        return
+    place(labels, renderer)
+    right = max(label.get_window_extent(renderer).x1 for label in labels) / ax.figure.bbox.width
+    if right > 0.995:
+        box = ax.get_position()
+        ax.set_position([box.x0, box.y0, box.width - (right - 0.995), box.height])
 
 
 def threshold_tokens(strategy: Strategy, model) -> int | None:
@@ -157,73 +248,85 @@ def threshold_tokens(strategy: Strategy, model) -> int | None:
 
 # ---- 2. the desk view --------------------------------------------------------------------------------
 
+DESK_ROWS = (-3.05, 1.35)   # the desk's y axis: words above, the blocks at 0, two lines and the key below
+
+
 def draw_desk(lap: Lap, rule: str | None = None, request: str | None = None, ax=None,
               meter: Meter | None = None, threshold: int | None = None):
-    """One lap's desk: each message sent is a block as wide as its tokens, coloured by its zone.
+    """One lap's desk: each message sent is a block as wide as its tokens, coloured and hatched by zone.
 
     The system prompt and tool definitions come first (grey); the window is the desk's edge. Two lines
     below say whether ``rule`` and ``request`` are still in what was sent. Pass the run's ``meter``.
     Example: a three-zone lap after compacting -> [system+tools][head][summary][tail][tail] ... | edge
     """
-    ax = ax if ax is not None else _new_axes((12, 3.2))
-    _desk_frame(ax, lap.window, max(lap.window, lap.assembled_tokens) * 1.04, threshold)
-    _desk_blocks(ax, lap, meter or _default_meter())
-    _desk_words(ax, visibility_lines(lap, rule, request))
+    ax = ax if ax is not None else _new_axes((11.5, 3.0))
+    desk_frame(ax, lap.window, max(lap.window, lap.assembled_tokens) * 1.02, threshold, ["fixed", *lap.zones])
+    desk_blocks(ax, lap, meter or default_meter())
+    desk_words(ax, visibility_lines(lap, rule, request))
     return ax
 
 
-def _desk_frame(ax, window: int, room: float, threshold: int | None):
-    """What stays put: the desk's edge at the window, the threshold, the colour key."""
-    ax.axvline(window, color=WALL, lw=5)
-    ax.text(window, 0.6, "edge: window ", color=WALL, fontsize=FONT - 2, ha="right", fontweight="bold")
+def desk_frame(ax, window: int, room: float, threshold: int | None, zones) -> None:
+    """What stays put: the desk's edge at the window, the threshold, the key for the zones in ``zones``."""
+    ax.plot([window, window], [-0.75, 0.75], color=WALL, lw=5, solid_capstyle="butt", label="edge: window")
+    ax.text(window, 0.82, f"edge: window {window:,}", color=WALL, fontsize=FONT, ha="right", va="bottom",
+            fontweight="bold")
     if threshold:
-        ax.axvline(threshold, color=WALL, lw=2, ls=":")
+        ax.plot([threshold, threshold], [-0.75, 0.75], color=WALL, lw=2.5, ls=(0, (1, 1.2)), label="threshold")
+        ax.text(threshold, -0.82, "threshold", color=WALL, fontsize=FONT, ha="center", va="top")
     ax.set_xlim(0, room)
-    ax.set_ylim(-2.4, 1.9)
-    ax.set_yticks([])
-    ax.tick_params(labelsize=FONT - 3)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
-    shown = [FIXED] + [ZONES[zone] for zone in ZONES if zone != "middle"]
-    keys = [Patch(color=colour, label=words) for colour, words in shown]
-    ax.legend(handles=keys, loc="upper left", ncol=6, fontsize=FONT - 5, frameon=False, handlelength=1.0,
-              columnspacing=0.9, handletextpad=0.4)
+    ax.set_ylim(*DESK_ROWS)
+    ax.set_axis_off()
+    shown = [FIXED] + [ZONES[zone] for zone in ZONES if zone in set(zones)]
+    keys = [Patch(facecolor=z.colour, hatch=z.hatch, edgecolor="white", label=z.words) for z in shown]
+    ax.legend(handles=keys, loc="lower left", bbox_to_anchor=(0, 0), ncol=len(keys), fontsize=FONT,
+              frameon=False, handlelength=1.4, handleheight=1.0, columnspacing=0.8, handletextpad=0.4,
+              borderaxespad=0, borderpad=0)
 
 
-def _desk_blocks(ax, lap: Lap, meter: Meter) -> list:
-    """This lap's blocks, left to right as sent, and its headline. Returns the artists drawn."""
+def desk_blocks(ax, lap: Lap, meter: Meter) -> list:
+    """This lap's blocks, left to right as sent, one collection per zone, and the headline. Returns them."""
     sizes = [meter.count(message) for message in lap.sent]
     fixed = max(lap.assembled_tokens - sum(sizes), 0) if lap.sent else 0
     lefts = [fixed + sum(sizes[:i]) for i in range(len(sizes))]
-    colours = [ZONES.get(zone, ("black",))[0] for zone in lap.zones]
-    drawn = [ax.add_artist(Rectangle((0, -0.45), fixed, 0.9, facecolor=FIXED[0], edgecolor="white")),
-             ax.broken_barh(list(zip(lefts, sizes)), (-0.45, 0.9), facecolors=colours, edgecolor="white",
-                            linewidth=0.8, gid="messages")]        # one block per message, in one artist
+    drawn = [ax.add_artist(Rectangle((0, -0.45), fixed, 0.9, facecolor=FIXED.colour, edgecolor="white",
+                                     gid="zone:fixed"))]
+    for zone in dict.fromkeys(lap.zones):
+        spans = [(left, size) for left, size, z in zip(lefts, sizes, lap.zones) if z == zone]
+        look = ZONES.get(zone, ZONES["middle"])
+        drawn.append(ax.broken_barh(spans, (-0.45, 0.9), facecolors=look.colour, edgecolor="white",
+                                    linewidth=1, hatch=look.hatch or None, gid=f"zone:{zone}"))
     notices = [left + size / 2 for left, size, zone in zip(lefts, sizes, lap.zones) if zone == "notice"]
     if notices:                                        # a notice is a few tokens wide: point at it
-        drawn += ax.plot(notices, [0.75] * len(notices), ls="", marker="v", ms=16, color=ZONES["notice"][0])
-    drawn.append(_fit(ax, ax.text(0, 1.08, headline(lap), transform=ax.transAxes, fontsize=FONT + 1,
-                                  fontweight="bold")))
+        drawn += ax.plot(notices, [0.72] * len(notices), ls="", marker="v", ms=15, color=ZONES["notice"].colour)
+    drawn.append(fit(ax, ax.text(0, 1.0, headline(lap), transform=ax.transAxes, fontsize=TITLE,
+                                 fontweight="bold", va="top", color=INK)))
     return drawn
 
 
-def _desk_words(ax, lines: list[str]) -> list:
-    """The visibility lines under the desk: green while something is on the desk, red once it is not."""
-    return [_fit(ax, ax.text(0, -1.05 - 0.75 * row, line, fontsize=FONT, va="center",
-                             color=WALL if "not visible" in line else OK_GREEN)) for row, line in enumerate(lines)]
+def desk_words(ax, lines: list[str]) -> list:
+    """The visibility lines under the desk: green with ✓ while something is on the desk, red with ✗ once not."""
+    return [fit(ax, ax.text(0, -1.45 - 0.62 * row, line, fontsize=FONT, va="center",
+                            color=WALL if "not visible" in line else GOOD)) for row, line in enumerate(lines)]
 
 
-def _fit(ax, text, smallest: float = 10):
-    """Shrink ``text`` until it ends inside the axes, so a long rule or event never runs past the frame.
+def fit(ax, text, smallest: float = FONT):
+    """Shrink ``text`` (not below ``smallest``), then cut it with "…", until it ends inside the axes.
 
+    So a long rule or event never runs past the frame, and never shrinks below projector size.
     Left out: wrapping (a desk line stays one line); canvases without a renderer are left as they are.
     """
-    try:
-        renderer = ax.figure.canvas.get_renderer()
-    except AttributeError:
+    renderer = _renderer(ax)
+    if renderer is None:
         return text
-    right, box = ax.get_window_extent(renderer).x1, text.get_window_extent(renderer)
+    right = ax.get_window_extent(renderer).x1
+    box = text.get_window_extent(renderer)
     if box.x1 > right and box.width > 0:
         text.set_fontsize(max(smallest, text.get_fontsize() * (right - box.x0) / box.width * 0.98))
+    words = text.get_text()
+    while text.get_window_extent(renderer).x1 > right and len(words) > 12:
+        words = words[:-2].rstrip()
+        text.set_text(words + "…")
     return text
 
 
@@ -249,184 +352,108 @@ def where_on_desk(lap: Lap, text: str) -> str | None:
 def visibility_lines(lap: Lap, rule: str | None = None, request: str | None = None) -> list[str]:
     """One line each: is the standing rule still on the desk? the original request?
 
+    The mark comes first, so a line cut short on a narrow screen still says which.
     Example: after a sliding window dropped the first message ->
-    ['Rule "Never touch production: run data…": not visible ✗',
-     'Request "Users whose email address contai…": not visible ✗']
+    ['✗ Rule "Never touch production: run…": not visible',
+     '✗ Request "Users whose email address…": not visible']
     """
     lines = []
     for name, text in (("Rule", rule), ("Request", request)):
         if text:
             zone = where_on_desk(lap, text)
-            seen = f"on the desk, in the {ZONES.get(zone, (None, zone))[1]} ✓" if zone else "not visible ✗"
-            lines.append(f'{name} "{_shorten(text, 32)}": {seen}')
+            seen = f"on the desk, in the {ZONES[zone].words if zone in ZONES else zone}" if zone else "not visible"
+            lines.append(f'{"✓" if zone else "✗"} {name} "{_shorten(text, 28)}": {seen}')
     return lines
 
-
-# ---- 3. the summary ---------------------------------------------------------------------------------
 
 def summary_text(lap: Lap | None) -> str:
     """The summary the desk carries at this lap, or "none yet"."""
     return (lap.summary if lap is not None else None) or "none yet"
 
 
-# ---- the picture: token plot above, desk below, one PNG per lap -------------------------------------
+# ---- 3. the cost frontier ---------------------------------------------------------------------------
 
-class Picture:
-    """The token plot above the desk view, as one PNG per lap -- fast enough to animate.
-
-    The axes, ticks, legends, window and threshold stay put while a run plays, and the visibility lines
-    change only a few times a run, so they are drawn into a background; each lap draws only its own lines,
-    markers, blocks and headline on top of a copy (matplotlib calls this blitting). Text is the slow part
-    of a matplotlib drawing: this makes a lap cost tens of milliseconds instead of hundreds.
-    Example: Picture(rule=task.rule).png(run.laps, 5) -> laps 1-5 on the plot, the desk as sent at lap 5.
-    """
-
-    def __init__(self, threshold: int | None = None, rule: str | None = None, request: str | None = None,
-                 meter: Meter | None = None, label: str = ""):
-        self.threshold, self.rule, self.request, self.label = threshold, rule, request, label
-        self.meter = meter or _default_meter()
-        self.figure = Figure(figsize=SIZE, dpi=DPI)
-        self.canvas = FigureCanvasAgg(self.figure)
-        self._layout, self._background = None, None
-
-    def png(self, laps: list[Lap], shown: int) -> bytes:
-        """Lap ``shown`` of ``laps`` (0: nothing sent yet). ``laps`` (all known so far) sets the axes."""
-        lap = laps[shown - 1] if shown else None
-        self._prepare(laps, visibility_lines(lap, self.rule, self.request) if lap else [])
-        self.canvas.restore_region(self._background)
-        foreground = _plot_lines(self.plot_ax, {self.label: laps[:shown]})
-        if lap:
-            foreground += _desk_blocks(self.desk_ax, lap, self.meter)
-        for artist in foreground:
-            self.figure.draw_artist(artist)
-            artist.remove()
-        return _encode_png(self.canvas)
-
-    def _prepare(self, laps: list[Lap], words: list[str]):
-        """Redraw the background only when it changes: a new run, a live run outgrew the axes, new words."""
-        layout = _Layout.of(laps, words, self.threshold, self.label)
-        if layout == self._layout:
-            return
-        self.figure.clear()
-        self.plot_ax, self.desk_ax = self.figure.subplots(2, 1, gridspec_kw=dict(
-            height_ratios=[3, 1.6], hspace=0.4, left=0.095, right=0.985, top=0.95, bottom=0.05))
-        legend_from = _plot_lines(self.plot_ax, {self.label: laps})   # drawn for the legend, then taken away
-        _plot_frame(self.plot_ax, {self.label: laps}, layout.window, self.threshold)
-        for artist in legend_from:
-            artist.remove()
-        self.plot_ax.set_xlim(0.5, layout.laps_room + 0.5)
-        self.plot_ax.set_ylim(0, layout.tokens_room)
-        if self.label:
-            self.plot_ax.set_title(self.label, loc="left", fontsize=FONT + 1, fontweight="bold")
-        _desk_frame(self.desk_ax, layout.window, layout.desk_room, self.threshold)
-        _desk_words(self.desk_ax, words)
-        self.canvas.draw()
-        self._background = self.canvas.copy_from_bbox(self.figure.bbox)
-        self._layout = layout
+FAMILIES = ["full history", "sliding window", "three-zone", "running summary", "clear tool results",
+            "clear, then compact"]
 
 
-@dataclass(frozen=True)
-class _Layout:
-    """Everything the background depends on. Axes are rounded up, so a live run rarely outgrows them."""
-
-    window: int
-    threshold: int | None
-    label: str
-    kinds: frozenset            # which markers the legend names
-    words: tuple                # the visibility lines
-    laps_room: int              # the plot's x axis, in laps
-    tokens_room: float          # its y axis, in tokens
-    desk_room: float            # the desk's drawn length, in tokens
-
-    @classmethod
-    def of(cls, laps: list[Lap], words: list[str], threshold: int | None, label: str) -> "_Layout":
-        window = laps[0].window if laps else CLASS_WINDOW
-        return cls(window, threshold, label, frozenset(lap.kind for lap in laps), tuple(words),
-                   _round_up(len(laps) + 1, 5),
-                   _round_up(max([lap.raw_tokens for lap in laps] + [window]) * 1.08, window / 2),
-                   max([window] + [lap.assembled_tokens for lap in laps]) * 1.04)
-
-
-def _encode_png(canvas: FigureCanvasAgg) -> bytes:
-    """The canvas's pixels as a PNG, written directly: rows unfiltered, deflated at the fastest level.
-
-    Pillow's PNG writer picks a filter for every row, which costs more than drawing the lap; a plot is
-    mostly flat colour, so plain deflate packs it as small (about 70 KB).
-    """
-    width, height = canvas.get_width_height(physical=True)
-    rows = np.zeros((height, 1 + 3 * width), np.uint8)          # each row starts with filter 0: none
-    rows[:, 1:] = np.asarray(canvas.buffer_rgba())[:, :, :3].reshape(height, -1)
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)   # 8-bit RGB, no interlace
-    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
-            + _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + _png_chunk(b"IEND", b""))
-
-
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-# ---- 4. the cost frontier ---------------------------------------------------------------------------
-
-FAMILY_COLOURS = {"full history": "#000000", "sliding window": "#D55E00", "three-zone": "#0072B2",
-                  "running summary": "#009E73", "clear tool results": "#777777", "clear, then compact": "#CC79A7"}
+def family_style(family: str):
+    """Each strategy family's colour and marker, the same on every frontier picture."""
+    index = FAMILIES.index(family) if family in FAMILIES else len(FAMILIES) + hash(family)
+    return SERIES[index % len(SERIES)]
 
 
 def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: str = "", label=None,
                        limits: tuple[float, float] | None = None, ax=None):
-    """Dollars with caching (up) against input tokens (across), both as % of full history's, one dot a run.
+    """Dollars with caching (up) against input tokens (across), both as % of full history's, one marker a run.
 
-    ``points`` are ``stage.frontier.Point``s from ``measure()``. Filled dots kept the rule and reached
-    the billing lap; hollow ones did not (never on the frontier). The frontier -- runs no other beats
-    on both counts -- is joined by a line. ``goal=(tokens, dollars)`` shades the region that meets it;
-    ``label``, one of the points, gets its family and settings written beside it; ``limits=(tokens,
-    dollars)`` zooms in (e.g. ``(0.4, 1.5)``), otherwise the axes reach past full history's 100 %.
+    ``points`` are ``stage.frontier.Point``s from ``measure()``. Each family has its own marker and colour, and
+    its name beside its rightmost run. Filled markers kept the rule and reached the billing lap; hollow ones
+    did not (never on the frontier). The frontier -- runs no other beats on both counts -- is joined by a
+    line. ``goal=(tokens, dollars)`` shades the region that meets it; ``label``, one of the points, gets its
+    family and settings written beside it; ``limits=(tokens, dollars)`` zooms in (e.g. ``(0.4, 1.5)``),
+    otherwise the axes reach past full history's 100 %. The legend sits outside, to the right.
     Example: plot_cost_frontier(measure(task, sweep(), at_lap=20), goal=(0.35, 0.60)) -> the Axes.
     """
-    ax = ax if ax is not None else _new_axes((12, 7))
+    ax = ax if ax is not None else _new_axes((11.5, 6.4))
     if goal:
-        ax.add_patch(Rectangle((0, 0), goal[0] * 100, goal[1] * 100, color=OK_GREEN, alpha=0.12, lw=0))
+        ax.add_patch(Rectangle((0, 0), goal[0] * 100, goal[1] * 100, color=GOOD, alpha=0.12, lw=0))
         ax.annotate(f"goal: <= {goal[0]:.0%} of the tokens,\n<= {goal[1]:.0%} of the dollars",
                     (goal[0] * 100, 0), xytext=(-8, 8), textcoords="offset points", ha="right", va="bottom",
-                    color=OK_GREEN, fontsize=FONT - 5)
-    for family in dict.fromkeys(p.family for p in points):
-        colour = FAMILY_COLOURS.get(family, "#56B4E9")
-        mine = [p for p in points if p.family == family]
-        for counts, face in ((True, colour), (False, "none")):
-            chosen = [p for p in mine if p.counts == counts]
-            if chosen:
-                ax.scatter([p.tokens * 100 for p in chosen], [p.dollars * 100 for p in chosen], s=120,
-                           facecolor=face, edgecolor=colour, lw=2, zorder=4,
-                           label=family if counts else f"{family} (rule lost or stopped early)")
-    front = sorted((p for p in points if p.on_frontier), key=lambda p: p.tokens)
-    if front:
-        ax.plot([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], color=WALL, lw=2.5,
-                zorder=3, label="frontier")
-        ax.scatter([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], s=320, marker="*",
-                   color=WALL, zorder=5)
-    if label is not None:
-        words = textwrap.fill(f"{label.family} ({label.settings})", 34)
-        ax.annotate(words, (label.tokens * 100, label.dollars * 100),
-                    xytext=(30, -90), textcoords="offset points", fontsize=FONT - 6,
-                    bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85},
-                    arrowprops={"arrowstyle": "->", "color": "black"})
-    ax.axhline(100, color="black", lw=1, ls=":")
-    ax.axvline(100, color="black", lw=1, ls=":")
-    ax.set_xlabel("input tokens, % of full history's", fontsize=FONT)
-    ax.set_ylabel("dollars with caching, % of full history's", fontsize=FONT)
+                    color=GOOD, fontsize=FONT)
     if limits:
         ax.set_xlim(0, limits[0] * 100)
         ax.set_ylim(0, limits[1] * 100)
     else:
         ax.set_xlim(0, 105)
-        ax.set_ylim(0, _round_up(max([p.dollars * 100 for p in points] + [105]), 25))
-    ax.tick_params(labelsize=FONT - 2)
+        ax.set_ylim(0, round_up(max([p.dollars * 100 for p in points] + [105]), 25))
+    for family in dict.fromkeys(p.family for p in points):
+        style, mine = family_style(family), [p for p in points if p.family == family]
+        for counts, face in ((True, style.colour), (False, "none")):
+            chosen = [p for p in mine if p.counts == counts]
+            if chosen:
+                ax.scatter([p.tokens * 100 for p in chosen], [p.dollars * 100 for p in chosen], s=130,
+                           marker=style.marker, facecolor=face, edgecolor=style.colour, lw=2.2, zorder=4,
+                           label=family if counts else f"{family} (rule lost or stopped early)")
+        _name_family(ax, family, mine, style.colour)
+    front = sorted((p for p in points if p.on_frontier), key=lambda p: p.tokens)
+    if front:
+        ax.plot([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], color=WALL, lw=2.5,
+                zorder=3, label="frontier")
+        ax.scatter([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], s=300, marker="*",
+                   color=WALL, zorder=5)
+    if label is not None:
+        words = textwrap.fill(f"{label.family} ({label.settings})", 34)
+        ax.annotate(words, (label.tokens * 100, label.dollars * 100),
+                    xytext=(30, -90), textcoords="offset points", fontsize=FONT,
+                    bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.9},
+                    arrowprops={"arrowstyle": "->", "color": INK})
+    ax.axhline(100, color=INK, lw=1, ls=":")
+    ax.axvline(100, color=INK, lw=1, ls=":")
+    ax.set_xlabel("input tokens, % of full history's", fontsize=FONT)
+    ax.set_ylabel("dollars with caching, % of full history's", fontsize=FONT)
+    ax.tick_params(labelsize=FONT)
     ax.grid(alpha=0.3)
     if title:
-        ax.set_title(title, fontsize=FONT - 2)
+        ax.set_title(title, fontsize=FONT, loc="left")
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles))
-    ax.legend(unique.values(), unique.keys(), fontsize=FONT - 7, loc="upper right", framealpha=0.9)
+    ax.legend(unique.values(), unique.keys(), fontsize=FONT, loc="upper left", bbox_to_anchor=(1.01, 1),
+              borderaxespad=0, framealpha=1)
     return ax
+
+
+def _name_family(ax, family: str, mine: list, colour: str) -> None:
+    """The family's name beside its rightmost run inside the axes: a direct label for colour-blind readers."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    inside = [p for p in mine if x0 <= p.tokens * 100 <= x1 and y0 <= p.dollars * 100 <= y1]
+    if not inside:
+        return
+    last = max(inside, key=lambda p: (p.tokens, -p.dollars))
+    left = last.tokens * 100 > x0 + 0.7 * (x1 - x0)          # near the right edge: write it to the left
+    ax.annotate(family, (last.tokens * 100, last.dollars * 100), xytext=(-12 if left else 12, 0),
+                textcoords="offset points", ha="right" if left else "left", va="center", fontsize=FONT,
+                color=colour, fontweight="bold", gid=f"label-for:{family}", zorder=6)
 
 
 # ---- helpers ------------------------------------------------------------------------------------------
@@ -436,22 +463,31 @@ def _as_runs(laps_by_label) -> dict:
 
 
 def _new_axes(size):
+    """A figure at 72 dpi, so its points are pixels: 11.5 inches is 828 pixels, which a 1280-pixel screen
+    with JupyterLab's file browser open shows at full size."""
     import matplotlib.pyplot as plt  # pyplot only when the caller gave no Axes (slides, notebooks)
 
-    return plt.subplots(figsize=size)[1]
+    return plt.subplots(figsize=size, dpi=DPI)[1]
+
+
+def _renderer(ax):
+    try:
+        return ax.figure.canvas.get_renderer()
+    except AttributeError:
+        return None
 
 
 _METERS: list[Meter] = []
 
 
-def _default_meter() -> Meter:
+def default_meter() -> Meter:
     if not _METERS:
         _METERS.append(Meter())
     return _METERS[0]
 
 
-def _round_up(value: float, step: float) -> float:
-    """Example: _round_up(11_200, 2_500) -> 12_500"""
+def round_up(value: float, step: float) -> float:
+    """Example: round_up(11_200, 2_500) -> 12_500"""
     return math.ceil(value / step) * step
 
 

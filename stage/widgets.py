@@ -35,13 +35,10 @@ from harness.model import CLASS_WINDOW
 from harness.strategies import STRATEGIES, DeskSettings
 from harness.tokens import Meter
 from stage.offline import DeskModel
+from stage.palette import EVENTS, FIXED, WALL, ZONES  # noqa: F401
+from stage.picture import HEIGHT, WIDTH, Picture
 from stage.plots import (  # noqa: F401
-    EVENTS,
-    FIXED,
     FONT,
-    WALL,
-    ZONES,
-    Picture,
     draw_desk,
     headline,
     plot_tokens,
@@ -53,8 +50,19 @@ from stage.plots import (  # noqa: F401
 from stage.switch import pick_model
 from stage.tasks import Task, file_reading_task
 
-SUMMARY_HTML = ("<div style='font-size:17px; line-height:1.35'><b>Summary on the desk</b>"
+SUMMARY_HTML = ("<div style='font-size:16px; line-height:1.35'><b>Summary on the desk</b>"
                 "<div style='font-size:15px; white-space:pre-wrap; overflow-wrap:anywhere'>{}</div></div>")
+LARGE = 1.4          # the presentation size: text, lines and markers 40 % bigger (840 x 672 pixels)
+
+# Sizes for a projector: 15-pixel controls; the status is one line that never wraps (so nothing below it
+# moves), cut with "…" when long (the whole line shows on hover).
+STYLE = """<style>
+.context-desk-dashboard { --jp-widgets-font-size: 15px; --jp-widgets-inline-height: 30px;
+                          --jp-widgets-inline-label-width: 84px; }
+.context-desk-dashboard .widget-button { font-size: 15px; }
+.context-desk-status > div, .context-desk-status div.widget-html-content {
+    white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+</style>"""
 
 
 # ---- 4. the dashboard -------------------------------------------------------------------------------
@@ -73,12 +81,14 @@ class Dashboard:
     Offline, a run is computed first (a fraction of a second) and play replays it with ``delay`` seconds
     between laps; with Claude, laps are drawn as they arrive. After a control changes, play or step starts
     again from lap 0. ``strategies`` maps names to strategies, or to ``DeskSettings -> strategy``.
+    Its size fits a 1280 x 720 projector with JupyterLab's file browser open; ``large=True`` (or the
+    "large" toggle) draws it 40 % bigger for a bigger screen.
     Example: desk = Dashboard(); desk.step(); desk.shown -> 1
     """
 
     def __init__(self, task: Task | None = None, model_factory: Callable[[int], object] | None = None,
                  strategies: dict | None = None, window: int = CLASS_WINDOW, delay: float = 0.3,
-                 max_laps: int = 80, strategy: str | None = None):
+                 max_laps: int = 80, strategy: str | None = None, large: bool = False):
         self.task = task or file_reading_task()
         self.meter = Meter()
         self.model_factory = model_factory or (lambda window: pick_model(window=window, meter=self.meter))
@@ -86,8 +96,9 @@ class Dashboard:
         self.delay, self.max_laps = delay, max_laps
         self.run, self.laps, self.shown, self.playing = None, [], 0, False
         self.png, self._ran_with, self._stream, self._player = b"", None, False, None
-        self.picture = Picture(rule=self.task.rule, request=self.task.request, meter=self.meter)
-        self._build(window, strategy)
+        self.picture = Picture(rule=self.task.rule, request=self.task.request, meter=self.meter,
+                               scale=LARGE if large else 1.0)
+        self._build(window, strategy, large)
 
     # -- what the class clicks --
     def step(self, _button=None):
@@ -205,9 +216,12 @@ class Dashboard:
             self._player = None
 
     # -- the widgets --
-    def _build(self, window: int, strategy: str | None):
-        names, style = list(self.strategies), {"description_width": "80px"}
-        wide = widgets.Layout(width="340px")
+    def _build(self, window: int, strategy: str | None, large: bool):
+        """Two rows of controls with the buttons at their right end, one status line, the picture and summary.
+
+        Every part has a fixed size, so the buttons never move while a run plays.
+        """
+        names, style, wide = list(self.strategies), {"description_width": "84px"}, widgets.Layout(width="300px")
         first = strategy or ("three-zone compaction" if "three-zone compaction" in names else names[0])
         self.controls = {
             "strategy": widgets.Dropdown(options=names, value=first, description="strategy", style=style,
@@ -218,28 +232,50 @@ class Dashboard:
                                                  value=0.75, description="threshold", style=style,
                                                  layout=wide),
             "tail_turns": widgets.IntSlider(value=2, min=0, max=6, description="tail turns", style=style,
-                                      layout=wide),
+                                            layout=wide),
         }
         for control in self.controls.values():
             control.observe(self._changed, "value")
-        self.buttons = {name: widgets.Button(description=name, icon=icon, layout=widgets.Layout(width="90px"))
+        self.buttons = {name: widgets.Button(description=name, icon=icon, layout=widgets.Layout(width="88px"))
                         for name, icon in [("step", "step-forward"), ("play", "play"), ("pause", "pause"),
                                            ("reset", "undo")]}
         for name, button in self.buttons.items():
             button.on_click(getattr(self, name))
-        self.status = widgets.HTML()
-        self.out = widgets.Output(layout=widgets.Layout(flex="0 0 auto"))        # the picture keeps its size
-        self.summary = widgets.HTML(layout=widgets.Layout(flex="1 1 300px", min_width="300px",
-                                                          padding="0 0 0 12px"))
-        controls = list(self.controls.values())
-        picture_and_summary = widgets.HBox([self.out, self.summary],   # on a narrow screen, summary below
-                                           layout=widgets.Layout(flex_flow="row wrap"))
-        buttons_and_status = widgets.HBox(list(self.buttons.values()) + [self.status])
-        self.widget = widgets.VBox([widgets.HBox(controls[:2]), widgets.HBox(controls[2:]),
-                                    buttons_and_status, picture_and_summary])
+        self.large = widgets.ToggleButton(value=large, description="large", icon="search-plus",
+                                          tooltip="bigger text and lines, for a bigger screen",
+                                          layout=widgets.Layout(width="88px", flex="0 0 auto"))
+        self.large.observe(self._resized, "value")
+        self.status = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0", height="30px",
+                                                         overflow="hidden"))
+        self.status.add_class("context-desk-status")
+        self.out = widgets.Output()
+        self.summary = widgets.HTML(layout=widgets.Layout(flex="1 1 220px", min_width="220px",
+                                                          overflow="auto", padding="0 0 0 10px"))
+        self._size_panels()
+        c, b = self.controls, self.buttons
+        rows = [widgets.HBox([c["strategy"], c["window"], b["step"], b["play"]]),
+                widgets.HBox([c["threshold"], c["tail_turns"], b["pause"], b["reset"]]),
+                widgets.HBox([self.large, self.status], layout=widgets.Layout(width="100%")),
+                widgets.HBox([self.out, self.summary], layout=widgets.Layout(flex_flow="row wrap"))]
+        self.widget = widgets.VBox([widgets.HTML(STYLE, layout=widgets.Layout(height="0px")), *rows],
+                                   layout=widgets.Layout(max_width="100%"))
         self.widget.add_class("context-desk-dashboard")      # the browser test finds the parts by these names
         self.out.add_class("context-desk-picture")
+        self.summary.add_class("context-desk-summary")
         self._say_status()
+
+    def _size_panels(self):
+        """The picture's box and the summary beside it: exactly the picture's size, whatever the lap."""
+        width, height = round(WIDTH * self.picture.scale), round(HEIGHT * self.picture.scale)
+        self.out.layout = widgets.Layout(width=f"{width}px", height=f"{height}px", flex="0 0 auto",
+                                         overflow="hidden")
+        self.summary.layout.height = f"{height}px"
+
+    def _resized(self, change):
+        self.picture.scale = LARGE if change["new"] else 1.0
+        self._size_panels()
+        if self.png:
+            self.redraw()
 
     def _changed(self, _change):
         self._stop()
@@ -248,7 +284,8 @@ class Dashboard:
     def _say_status(self):
         stale = self._ran_with is not None and self.settings() != self._ran_with
         note = " · settings changed: press play to run again from lap 0" if stale else ""
-        self.status.value = f"<span style='font-size:17px'>&nbsp;{escape(self.status_text() + note)}</span>"
+        words = escape(self.status_text() + note)
+        self.status.value = f"<div style='font-size:16px; line-height:30px' title='{words}'>{words}</div>"
 
 
 def show_dashboard(**options) -> None:

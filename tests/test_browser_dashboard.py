@@ -1,15 +1,26 @@
-"""JupyterLab in headless Chromium: the dashboard renders, and its picture moves when play is pressed.
+"""JupyterLab in headless Chromium, the way a class sees it: a projector, laptops, a lesson saved and reopened.
 
-Starts JupyterLab from this environment on 127.0.0.1 (a free port, no token, ``--allow-root`` as root) in
-a temporary folder holding a two-cell notebook, drives Debian's Chromium with playwright (never
-``playwright install``), and blocks every request that is not for the local server. A screenshot goes
-to ``test-artifacts/``. Without /usr/bin/chromium the test is skipped, unless ``CI=true``, where it fails.
+One JupyterLab serves every check here (it takes seconds to start): it runs from this environment on
+127.0.0.1 (a free port, no token, ``--allow-root`` as root), in a temporary folder holding a small dashboard
+notebook and copies of the lessons and slide decks, so nothing in the repository is opened or saved. Debian's
+Chromium is driven with playwright (never ``playwright install``); every request that is not for the local
+server is blocked and recorded. Screenshots go to ``test-artifacts/``. Without /usr/bin/chromium the tests are
+skipped, unless ``CI=true``, where they fail.
+
+* the dashboard renders, plays, pauses (at a roomy 1500 x 1100);
+* at 1280 x 720 with the file browser open it fits, plot and desk view on screen together, its buttons
+  still through ten laps; it fits a 1366 x 768 and a 1440 x 900 laptop and a 1920 x 1080 screen, there
+  also at the large size; code and printed verdicts are at least 14 px, a verdict carries its symbol and colour;
+* a lesson saved with a dashboard in it, closed, and reopened without running shows the last picture,
+  not a widget error; opening a lesson (every one in notebooks/) does not mark it modified;
+* a slide deck opened in RISE loads its styles and no extension it cannot run.
 """
 
 import base64
 import io
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -25,7 +36,8 @@ import psutil
 import pytest
 from chromium import CHROMIUM, CHROMIUM_ARGS, need_chromium
 
-from stage.widgets import FIXED, WALL, ZONES
+from stage.kernel import LANGUAGE_INFO
+from stage.palette import FIXED, GOOD, WALL, ZONES, rgb
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -33,8 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
 PICTURE = ".context-desk-picture img"
-
-
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 def need_lab_settings():
@@ -52,40 +64,52 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def write_notebook(folder: Path) -> str:
+def write_notebook(path: Path, *cells: str) -> str:
     notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell("from stage.widgets import show_dashboard"),
-                      nbformat.v4.new_code_cell("show_dashboard(delay=0.4)")]
-    nbformat.write(notebook, folder / "dashboard.ipynb")
-    return "dashboard.ipynb"
+    notebook.metadata.update(kernelspec=KERNELSPEC, language_info=dict(LANGUAGE_INFO))
+    notebook.cells = [nbformat.v4.new_code_cell(code) for code in cells]
+    nbformat.write(notebook, path)
+    return path.name
 
 
-@pytest.fixture
-def lab(tmp_path):
-    """A JupyterLab server in its own process group; yields its base URL; always killed afterwards."""
+def fill_folder(folder: Path):
+    """What the lab serves: a dashboard notebook, a verdict notebook, the lessons, the decks and their figures."""
+    write_notebook(folder / "dashboard.ipynb", "from stage.widgets import show_dashboard", "show_dashboard(delay=0.4)")
+    write_notebook(folder / "verdicts.ipynb", "from stage.palette import verdict_line\n"
+                   "print(verdict_line(True, 'the window slides'))\nprint(verdict_line(False, 'the rule fell off'))")
+    (folder / "notebooks").mkdir()
+    for lesson in LESSONS:
+        shutil.copy(lesson, folder / "notebooks" / lesson.name)
+    shutil.copytree(ROOT / "slides", folder / "slides",
+                    ignore=shutil.ignore_patterns("node_modules", "html", "__pycache__", "*.py", "template"))
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server in its own process group; yields (base URL, its folder); always killed afterwards."""
     need_chromium("browser test")
     need_lab_settings()
-    port, home = free_port(), tmp_path / "home"
-    notebooks = tmp_path / "notebooks"
-    notebooks.mkdir()
-    write_notebook(notebooks)
+    tmp_path = tmp_path_factory.mktemp("lab")
+    port, home, folder = free_port(), tmp_path / "home", tmp_path / "root"
+    folder.mkdir()
+    fill_folder(folder)
     env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
            "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces")}
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.open_browser=False",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               "--ServerApp.token=", "--ServerApp.password=", "--expose-app-in-browser",
-               "--LabApp.extension_manager=readonly", f"--ServerApp.root_dir={notebooks}"]
+               "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+               "--expose-app-in-browser",
+               "--LabApp.extension_manager=readonly", f"--ServerApp.root_dir={folder}"]
     if os.geteuid() == 0:
         command.append("--allow-root")        # JupyterLab exits as root without it
     log = open(tmp_path / "lab.log", "w")
-    server = subprocess.Popen(command, cwd=notebooks, env=env, stdout=log, stderr=subprocess.STDOUT,
+    server = subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
                               start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_answering(url, server, tmp_path / "lab.log")
-        yield url
+        yield url, folder
     finally:
         stop(server)
         log.close()
@@ -131,28 +155,45 @@ def stop(server: subprocess.Popen):
             kernel.kill()
 
 
-@pytest.fixture
-def page(lab):
-    """A Chromium page that may only talk to the local server. Yields (page, url, requests refused)."""
+def shut_down_kernels(url: str):
+    """Every kernel of the server, shut down through its REST API (as closing JupyterLab would leave them)."""
+    with urllib.request.urlopen(f"{url}/api/kernels", timeout=5) as answer:
+        for kernel in json.load(answer):
+            request = urllib.request.Request(f"{url}/api/kernels/{kernel['id']}", method="DELETE")
+            urllib.request.urlopen(request, timeout=10).close()
+
+
+@pytest.fixture(scope="module")
+def browser(lab):
     sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(lab, browser):
+    """A Chromium page that may only talk to the local server. Yields (page, url, requests refused, folder)."""
+    url, folder = lab
     refused = []
 
     def local_only(route):
-        host = urlparse(route.request.url).hostname
-        if host in ("127.0.0.1", "localhost"):
+        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
             route.continue_()
         else:
             refused.append(route.request.url)
             route.abort()
 
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1500, "height": 1100}, service_workers="block")
-            context.route("**/*", local_only)
-            yield context.new_page(), lab, refused
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, service_workers="block")
+    context.route("**/*", local_only)
+    try:
+        yield context.new_page(), url, refused, folder
+    finally:
+        context.close()
+        shut_down_kernels(url)
 
 
 KERNEL_IDLE = """() => {
@@ -161,24 +202,77 @@ KERNEL_IDLE = """() => {
   const kernel = session && session.kernel;
   return !!kernel && kernel.status === 'idle';
 }"""
+DIRTY = "() => window.jupyterapp.shell.currentWidget.model.dirty"
 STATUS_SAYS = "(words) => document.querySelector('.context-desk-dashboard').innerText.includes(words)"
 PICTURE_CHANGED = """(before) => {
   const img = document.querySelector('.context-desk-picture img');
   return !!img && img.src !== before;
 }"""
+BOXES = """(selectors) => Object.fromEntries(selectors.map(s => {
+  const e = document.querySelector(s);
+  if (!e) return [s, null];
+  const b = e.getBoundingClientRect();
+  return [s, [b.left, b.top, b.right, b.bottom]];
+}))"""
+
+
+def open_notebook(page, url: str, name: str):
+    page.goto(f"{url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    page.wait_for_function(KERNEL_IDLE, timeout=60_000)
+
+
+def run_all(page):
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_selector(PICTURE, timeout=60_000)
+    page.wait_for_function(STATUS_SAYS, arg="stopped:", timeout=30_000)
 
 
 def picture_src(page) -> str:
     return page.locator(PICTURE).first.get_attribute("src")
 
 
+def boxes(page, selectors: list[str]) -> dict:
+    return page.evaluate(BOXES, selectors)
+
+
+def button_boxes(page) -> list:
+    """Where each button and the size toggle is on the screen: [left, top, right, bottom] each."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        '.context-desk-dashboard button')).map(b => { const r = b.getBoundingClientRect();
+        return [b.innerText.trim(), Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom)]; })""")
+
+
+def show_dashboard_at_top(page):
+    page.evaluate("() => document.querySelector('.context-desk-dashboard').scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+
+
+def assert_fits(page, what: str):
+    """The dashboard lies inside the viewport and inside the notebook's visible area; the picture whole, unscaled."""
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    show_dashboard_at_top(page)
+    found = boxes(page, [".context-desk-dashboard", PICTURE, ".jp-WindowedPanel-outer", ".context-desk-summary"])
+    dash, picture, notebook = found[".context-desk-dashboard"], found[PICTURE], found[".jp-WindowedPanel-outer"]
+    assert dash[0] >= 0 and dash[1] >= 0 and dash[2] <= width and dash[3] <= height, \
+        f"{what}: the dashboard {dash} is not inside the {width}x{height} viewport"
+    assert dash[2] <= notebook[2] + 1 and dash[3] <= notebook[3] + 1, \
+        f"{what}: the dashboard {dash} runs past the notebook's visible area {notebook}"
+    assert notebook[1] - 1 <= picture[1] and picture[3] <= notebook[3] + 1 and picture[2] <= notebook[2] + 1, \
+        f"{what}: plot and desk view {picture} are not both on screen in {notebook}"
+    natural = page.evaluate("() => { const i = document.querySelector('.context-desk-picture img');"
+                            " return [i.naturalWidth, i.getBoundingClientRect().width]; }")
+    assert natural[1] >= natural[0] * 0.99, f"{what}: the picture is shrunk ({natural}): its text is below 15 px"
+    return found
+
+
+# ---- the dashboard --------------------------------------------------------------------------------------
+
 def test_dashboard_renders_and_moves_in_jupyterlab(page):
-    page, url, refused = page
-    page.goto(f"{url}/lab/tree/dashboard.ipynb?reset", wait_until="domcontentloaded")
-    page.wait_for_function(KERNEL_IDLE, timeout=45_000)
+    page, url, refused, _ = page
+    page.set_viewport_size({"width": 1500, "height": 1100})
+    open_notebook(page, url, "dashboard.ipynb")
     page.evaluate("() => window.jupyterapp.shell.collapseLeft()")      # room for the whole dashboard
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_selector(PICTURE, timeout=45_000)
+    run_all(page)
     dashboard = page.locator(".context-desk-dashboard")
     assert "stopped: answered" in dashboard.inner_text(), "show_dashboard draws the last lap of a run"
     last_lap = picture_src(page)
@@ -200,8 +294,6 @@ def test_dashboard_renders_and_moves_in_jupyterlab(page):
     assert "Goal:" in dashboard.inner_text(), "the summary panel shows the summary on the desk"
 
     ARTIFACTS.mkdir(exist_ok=True)
-    dashboard.scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "dashboard-in-jupyterlab.png"))
     dashboard.screenshot(path=str(ARTIFACTS / "dashboard.png"))
     assert "Error displaying widget" not in page.content()
     assert refused == [], f"requests left the machine: {refused}"
@@ -212,8 +304,129 @@ def assert_desk_view_drawn(src: str):
     assert src.startswith("data:image/png;base64,")
     picture = PIL.Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("RGB")
     width, height = picture.size
-    desk = picture.crop((0, int(height * 0.62), width, height))
+    desk = picture.crop((0, int(height * 0.6), width, height))
     colours = {colour for _, colour in desk.getcolors(maxcolors=width * height)}
-    for name, hex_colour in (("system + tools", FIXED[0]), ("head", ZONES["head"][0]), ("window edge", WALL)):
-        rgb = tuple(int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-        assert rgb in colours, f"the desk view has no {name} block ({hex_colour})"
+    for name, hex_colour in (("system + tools", FIXED.colour), ("head", ZONES["head"].colour), ("window edge", WALL)):
+        wanted = tuple(round(c * 255) for c in rgb(hex_colour))
+        assert wanted in colours, f"the desk view has no {name} block ({hex_colour})"
+
+
+def test_on_a_projector_the_dashboard_fits_and_its_buttons_stay_put(page):
+    """1280 x 720 with the file browser open: all of it on screen; ten laps later the buttons are where they were."""
+    page, url, refused, _ = page
+    open_notebook(page, url, "dashboard.ipynb")
+    assert boxes(page, ["#jp-left-stack"])["#jp-left-stack"][2] > 200, "the file browser should be open"
+    run_all(page)
+    code = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('.jp-Cell .cm-content')).fontSize)")
+    assert code >= 14, f"code is {code} px on screen"
+    assert_fits(page, "1280x720, file browser open")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-1280x720.png"))
+
+    before = button_boxes(page)
+    assert [name for name, *_ in before] == ["step", "play", "pause", "reset", "large"]
+    page.locator(".context-desk-dashboard button", has_text="reset").click()
+    page.wait_for_function(STATUS_SAYS, arg="lap 0 of", timeout=10_000)
+    for lap in range(1, 11):
+        shown = picture_src(page)
+        page.locator(".context-desk-dashboard button", has_text="step").click()
+        page.wait_for_function(STATUS_SAYS, arg=f"lap {lap} of", timeout=10_000)
+        page.wait_for_function(PICTURE_CHANGED, arg=shown, timeout=10_000)
+        assert button_boxes(page) == before, f"the buttons moved at lap {lap}"
+    page.locator(".context-desk-dashboard select").select_option("full history")   # a longer status line
+    page.wait_for_function(STATUS_SAYS, arg="settings changed", timeout=10_000)
+    assert button_boxes(page) == before, "the buttons moved when the status said the settings changed"
+
+    for width, height in ((1366, 768), (1440, 900), (1920, 1080)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(500)
+        assert_fits(page, f"{width}x{height}, file browser open")
+    page.locator(".context-desk-dashboard button", has_text="large").click()
+    page.wait_for_function("() => document.querySelector('.context-desk-picture img').naturalWidth > 800",
+                           timeout=10_000)
+    assert_fits(page, "1920x1080 at the large size")
+    page.screenshot(path=str(ARTIFACTS / "dashboard-1920x1080-large.png"))
+    assert "Error displaying widget" not in page.content()
+    assert refused == [], f"requests left the machine: {refused}"
+
+
+def test_printed_verdicts_are_big_with_a_symbol_and_a_colour(page):
+    page, url, _, _ = page
+    open_notebook(page, url, "verdicts.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_selector(".jp-OutputArea-output pre", timeout=30_000)
+    spans = page.evaluate("""() => Array.from(document.querySelectorAll('.jp-OutputArea-output pre span')).map(s =>
+        [s.innerText, getComputedStyle(s).color, parseFloat(getComputedStyle(s).fontSize),
+         getComputedStyle(s).fontWeight])""")
+    found = {text: (colour, size, weight) for text, colour, size, weight in spans}
+    for words, colour in (("✔ PASS", GOOD), ("✘ FAIL", WALL)):
+        assert words in found, f"no {words!r} in the printed verdicts: {spans}"
+        shown, size, weight = found[words]
+        assert shown == "rgb({}, {}, {})".format(*(round(c * 255) for c in rgb(colour))), (words, shown)
+        assert size >= 14 and int(weight) >= 600, f"{words} is {size} px, weight {weight}"
+
+
+# ---- save, close, reopen ------------------------------------------------------------------------------------
+
+def test_a_saved_lesson_reopens_as_a_picture_not_a_widget_error(page):
+    page, url, refused, folder = page
+    open_notebook(page, url, "dashboard.ipynb")
+    run_all(page)
+    last = picture_src(page)
+    page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.model.dirty", timeout=20_000)
+    saved = json.loads((folder / "dashboard.ipynb").read_text())
+    assert saved["metadata"].get("widgets"), "the widget state was not saved with the notebook"
+
+    shut_down_kernels(url)                              # closed: the kernel and its widgets are gone
+    page.goto("about:blank")
+    open_notebook(page, url, "dashboard.ipynb")         # reopened, not run
+    page.wait_for_selector(PICTURE, timeout=30_000)
+    page.wait_for_timeout(1500)                         # time for a late "model not found" to appear
+    assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
+    assert picture_src(page) == last, "the reopened lesson shows the last picture it had"
+    assert not page.evaluate(DIRTY), "reopening the saved lesson marked it modified"
+    page.screenshot(path=str(ARTIFACTS / "dashboard-reopened.png"))
+    assert refused == []
+
+
+@pytest.mark.parametrize("lesson", [path.name for path in LESSONS])
+def test_opening_a_lesson_does_not_mark_it_modified(page, lesson):
+    page, url, _, _ = page
+    open_notebook(page, url, f"notebooks/{lesson}")
+    page.wait_for_timeout(1000)                          # the kernel's info has arrived and been applied
+    metadata = page.evaluate("() => window.jupyterapp.shell.currentWidget.model.metadata")
+    assert not page.evaluate(DIRTY), (f"{lesson} is marked modified as soon as it opens; JupyterLab set "
+                                      f"its metadata to {metadata}")
+
+
+# ---- RISE --------------------------------------------------------------------------------------------------
+
+def test_a_deck_opens_in_rise_with_its_styles_and_no_extension_it_cannot_run(page):
+    """RISE's page loads rise.css and the deck's own CSS, no lab extension, and shows the title slide."""
+    page, url, refused, _ = page
+    messages, missing = [], []
+    page.on("console", lambda message: messages.append(f"{message.type}: {message.text[:200]} "
+                                                       f"({message.location.get('url', '')})"))
+    page.on("response", lambda answer: answer.status >= 400 and missing.append(f"{answer.status} {answer.url}"))
+    open_notebook(page, url, "slides/01_the_filling_desk.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('RISE:preview')")
+    frame = None
+    for _ in range(120):
+        frame = next((f for f in page.frames if "/rise/" in f.url), None)
+        if frame:
+            break
+        page.wait_for_timeout(250)
+    assert frame, "RISE:preview opened no slideshow"
+    frame.wait_for_selector(".reveal .slides section.present h1", timeout=60_000)
+    size = frame.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
+                          "'.reveal .slides section.present .jp-RenderedMarkdown p')).fontSize)")
+    assert size >= 20, f"rise.css did not make the slide text big ({size} px)"
+    page.screenshot(path=str(ARTIFACTS / "rise-01.png"))
+    assert not missing, f"RISE asked for files that are not there: {missing}"
+    loaded = frame.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+                            ".federated_extensions.map(e => e.name)")
+    assert loaded == [], f"RISE's page loads lab extensions built for another JupyterLab: {loaded}"
+    failed = [m for m in messages if "Failed to create module" in m or "No satisfying version" in m]
+    assert not failed, "extensions failed to load:\n" + "\n".join(failed)
+    assert refused == [], f"requests left the machine: {refused}"

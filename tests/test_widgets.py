@@ -58,11 +58,17 @@ def markers(ax, label):
 
 
 def message_blocks(ax):
-    """(left, width, colour) of each message block the desk view drew, left to right."""
-    blocks = next(each for each in ax.collections if each.get_gid() == "messages")
-    spans = [(path.vertices[:, 0].min(), path.vertices[:, 0].max()) for path in blocks.get_paths()]
-    colours = [tuple(colour) for colour in blocks.get_facecolors()]
-    return [(left, right - left, colour) for (left, right), colour in zip(spans, colours)]
+    """(left, width, colour, hatch) of each message block the desk view drew, left to right.
+
+    The desk draws one collection per zone (a hatch is one per collection), named "zone:<zone>".
+    """
+    found = []
+    for blocks in (each for each in ax.collections if (each.get_gid() or "").startswith("zone:")):
+        colour = tuple(blocks.get_facecolors()[0])
+        for path in blocks.get_paths():
+            left, right = path.vertices[:, 0].min(), path.vertices[:, 0].max()
+            found.append((left, right - left, colour, blocks.get_hatch()))
+    return sorted(found)
 
 
 # ---- the token plot -------------------------------------------------------------------------------
@@ -129,12 +135,12 @@ def test_worked_example_desk_blocks():
     sent = [user("abcdefgh"), assistant([{"type": "text", "text": "abcdefghijklmnop"}]), user("Never x.")]
     lap = Lap(3, raw_tokens=80, assembled_tokens=50, sent=sent, zones=["head", "summary", "tail"], window=100)
     ax = draw_desk(lap, rule="never X.", request="something else", ax=axes(), meter=Meter("chars4"))
-    colours = [to_rgba(ZONES[zone][0]) for zone in ("head", "summary", "tail")]
-    assert message_blocks(ax) == [(30, 6, colours[0]), (36, 8, colours[1]), (44, 6, colours[2])]
+    looks = [(to_rgba(ZONES[zone].colour), ZONES[zone].hatch or None) for zone in ("head", "summary", "tail")]
+    assert message_blocks(ax) == [(30, 6, *looks[0]), (36, 8, *looks[1]), (44, 6, *looks[2])]
     assert [(grey.get_x(), grey.get_width()) for grey in ax.patches] == [(0, 30)]
     words = [t.get_text() for t in ax.texts]
-    assert 'Rule "never X.": on the desk, in the verbatim tail ✓' in words
-    assert 'Request "something else": not visible ✗' in words
+    assert '✓ Rule "never X.": on the desk, in the verbatim tail' in words
+    assert '✗ Request "something else": not visible' in words
 
 
 @pytest.mark.parametrize("name", STRATEGIES)
@@ -144,11 +150,9 @@ def test_desk_has_one_block_per_message_sent_as_wide_as_its_tokens(runs, name):
         ax = draw_desk(lap, ax=axes(), meter=model.meter)
         blocks = message_blocks(ax)
         assert len(blocks) == len(lap.sent)
-        assert [width for _, width, _ in blocks] == [model.meter.count(m) for m in lap.sent]
-        lefts = [left for left, _, _ in blocks]
-        assert lefts == sorted(lefts), "blocks run left to right in the order sent"
-        colours = [to_rgba(ZONES[zone][0]) for zone in lap.zones]
-        assert [colour for _, _, colour in blocks] == colours, "each block takes its zone's colour"
+        assert [width for _, width, _, _ in blocks] == [model.meter.count(m) for m in lap.sent]
+        looks = [(to_rgba(ZONES[zone].colour), ZONES[zone].hatch or None) for zone in lap.zones]
+        assert [(colour, hatch) for _, _, colour, hatch in blocks] == looks, "each block looks like its zone"
         edge = [each for each in ax.lines if list(each.get_xdata()) == [lap.window, lap.window]]
         assert edge, "the window is drawn as the desk's edge"
 
@@ -162,12 +166,12 @@ def test_visibility_line_says_not_visible_once_a_sliding_window_dropped_the_rule
     assert where_on_desk(first, task.rule) == "head"
     assert where_on_desk(last, task.rule) is None, "the window slid past the first message"
     rule_line, request_line = visibility_lines(last, task.rule, task.request)
-    assert rule_line.startswith('Rule "Never touch production') and rule_line.endswith("not visible ✗")
-    assert request_line.endswith("not visible ✗")
+    assert rule_line.startswith('✗ Rule "Never touch production') and rule_line.endswith("not visible")
+    assert request_line.startswith("✗ Request") and request_line.endswith("not visible")
     ax = draw_desk(last, rule=task.rule, request=task.request, ax=axes(), meter=model.meter)
     assert rule_line in [t.get_text() for t in ax.texts]
     kept = visibility_lines(runs["three-zone compaction"][0].laps[-1], task.rule)
-    assert kept == ['Rule "Never touch production: run data…": on the desk, in the head (request) ✓']
+    assert kept == ['✓ Rule "Never touch production: run…": on the desk, in the head (request)']
 
 
 def test_summary_panel_shows_the_summary_or_none_yet(runs):

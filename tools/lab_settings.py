@@ -1,18 +1,34 @@
-"""Write the workbook's JupyterLab settings into the environment's overrides.json.
+"""Write the workbook's JupyterLab settings into the environment (the venv), so every user of it gets them.
 
-JupyterLab reads `<prefix>/share/jupyter/lab/settings/overrides.json` as the default for every
-user of that environment, so `make lab` and the browser tests get these settings on a fresh machine
-without touching anyone's home directory. Two settings, and why:
+JupyterLab and Jupyter read defaults from the environment's own folders, so `make lab`, the class hub and the
+browser tests get these on a fresh machine without touching anyone's home directory. Four files, and why:
 
+`share/jupyter/lab/settings/overrides.json` -- settings every user starts from:
 - Kernel comms over subshells: disabled. JupyterLab 4.6 runs widget callbacks on kernel subshells,
   concurrently with a running cell; the dashboard's matplotlib redraws then race the cell and come
   out blank or half drawn. Sending comms on the main shell makes them wait their turn.
 - News and update checks: off. Their pop-ups cover the projector screen (and browser-test
   screenshots), and they try to reach the internet, which the classroom may not have.
+- Widget state saved with the notebook: on. Otherwise a lesson saved (or autosaved) with a dashboard in it
+  reopens to "Error displaying widget: model not found"; with it, the dashboard comes back as a still
+  picture of the last lap until the cell runs again.
+- Code at 15 px in every editor (JupyterLab's default is 13): it is read from the back of the room.
+  Printed output stays at 13 px: JupyterLab takes its font-size overrides from a user's own settings only,
+  never from these defaults, so verdicts are shown as HTML at 16 px instead (``stage.palette.verdict_bundle``).
 
-Other keys already in overrides.json are kept: this merges, it does not clobber. A user's own
-settings (in ~/.jupyter) still win over these defaults. Key names and values follow the schemas
-JupyterLab ships in share/jupyter/lab/schemas/@jupyterlab/apputils-extension/.
+`etc/jupyter/labconfig/page_config.json` -- the old `jupyterlab-mathjax3` extension (JupyterLab 3, pulled
+in by jupyterlab-rise) is disabled: JupyterLab 4 has MathJax built in, and the old one warns about versions
+in the browser every time a page opens.
+
+`etc/jupyter/jupyter_rise_config.json` -- RISE's slideshow page loads no other
+extension. It is built against an older JupyterLab than the one installed, so the widget manager and the
+others loaded there warned about versions and failed; the decks are markdown and pictures only.
+
+`etc/ipython/ipython_kernel_config.json` -- the kernel is `stage.kernel.LessonKernel`: IPython's, naming its
+language without the Python version, so opening a lesson does not mark it modified (see that module).
+
+Other keys already in these files are kept: this merges, it does not clobber. A user's own settings (in
+~/.jupyter) still win. Key names and values follow the schemas JupyterLab ships in share/jupyter/lab/schemas/.
 """
 
 import json
@@ -27,16 +43,44 @@ OVERRIDES = {
         "checkForUpdates": False,  # a boolean
         "fetchNews": "false",  # a string: "true", "false" or "none" (ask)
     },
+    "@jupyter-widgets/jupyterlab-manager:plugin": {
+        "saveState": True,  # a boolean
+    },
+    "@jupyterlab/codemirror-extension:plugin": {
+        "defaultConfig": {"customStyles": {"fontSize": 15}},  # pixels, every code editor
+    },
 }
+PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/mathjax3-extension": True}}
+RISE_CONFIG = {"RiseApp": {"labextensions_path": [], "extra_labextensions_path": []}}
+KERNEL_CONFIG = {"IPKernelApp": {"kernel_class": "stage.kernel.LessonKernel"}}
+
+
+def files(prefix: Path) -> dict[Path, dict]:
+    """Where each piece goes under ``prefix`` (the environment's ``sys.prefix``), and what it holds."""
+    prefix = Path(prefix)
+    return {prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json": OVERRIDES,
+            prefix / "etc" / "jupyter" / "labconfig" / "page_config.json": PAGE_CONFIG,
+            prefix / "etc" / "jupyter" / "jupyter_rise_config.json": RISE_CONFIG,
+            prefix / "etc" / "ipython" / "ipython_kernel_config.json": KERNEL_CONFIG}
+
+
+def write_settings(prefix: Path) -> list[Path]:
+    """Merge every piece into its file under ``prefix``; return the paths written."""
+    return [merge_into(path, values) for path, values in files(prefix).items()]
 
 
 def write_overrides(prefix: Path) -> Path:
-    """Merge OVERRIDES into <prefix>/share/jupyter/lab/settings/overrides.json; return its path.
+    """Only the JupyterLab overrides. Example: write_overrides(Path(sys.prefix)) -> .../overrides.json"""
+    path = next(iter(files(prefix)))
+    return merge_into(path, OVERRIDES)
+
+
+def merge_into(path: Path, values: dict) -> Path:
+    """Merge ``values`` into the JSON object in ``path``, one level deep (a plugin's keys beside others').
 
     Example: an existing file {"x:y": {"a": 1}, "...:notification": {"doNotDisturbMode": true}}
     keeps both entries; the notification entry gains checkForUpdates and fetchNews beside doNotDisturbMode.
     """
-    path = Path(prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     settings = {}
     if path.exists():
         try:
@@ -46,8 +90,9 @@ def write_overrides(prefix: Path) -> Path:
             raise SystemExit(f"{path} is not valid JSON ({err}); fix or delete it, then rerun.") from err
         if not isinstance(settings, dict):
             raise SystemExit(f"{path} must hold a JSON object; fix or delete it, then rerun.")
-    for plugin, values in OVERRIDES.items():
-        settings[plugin] = {**settings.get(plugin, {}), **values}
+    for key, value in values.items():
+        mine = settings.get(key)
+        settings[key] = {**mine, **value} if isinstance(mine, dict) and isinstance(value, dict) else value
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return path
@@ -55,4 +100,5 @@ def write_overrides(prefix: Path) -> Path:
 
 if __name__ == "__main__":
     # Run with the environment's own python (make does: .venv/bin/python tools/lab_settings.py).
-    print(f"JupyterLab settings written to {write_overrides(Path(sys.prefix))}")
+    for written in write_settings(Path(sys.prefix)):
+        print(f"JupyterLab settings written to {written}")

@@ -37,14 +37,14 @@ from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from stage.frontier import bill_without_summary
 from stage.offline import DeskModel, summary_request
-from stage.plots import FIXED, ZONES, draw_desk, plot_tokens, threshold_tokens
+from stage.palette import FIXED, GOOD, INK, MEMORY, MUTED, WALL, ZONES
+from stage.plots import end_labels, make_room_right, draw_desk, plot_tokens, threshold_tokens
 from stage.tasks import GOAL, file_reading_task
 
 OUT = Path(__file__).resolve().parent / "figures"
 DPI = 130                      # 17-point text (the widgets' size) comes out about 30 pixels tall
 BIG, MID, SMALL = 22, 17, 14   # points: titles, labels, running text
-INK, GREY, RED, GREEN = "#222222", "#777777", "#C00000", "#006400"
-MEMORY_COLOUR = "#56B4E9"      # CLAUDE.md on the desk: sky blue, next to the zone colours (Okabe-Ito)
+GREY, RED, GREEN = MUTED, WALL, GOOD   # the one palette (stage.palette), shared with the plots and the dashboard
 
 METER = Meter("tiktoken")      # one meter for every run: counts are cached per message
 
@@ -113,11 +113,10 @@ def desk_fills_up() -> Figure:
     full = runs("full")
     shown = [lap(full, n) for n in (2, 5, len(full.laps) - 1)]
     figure = new_figure(11, 6.6)
-    axes = figure.subplots(len(shown), 1, gridspec_kw=dict(hspace=0.85, left=0.03, right=0.98, top=0.84,
+    axes = figure.subplots(len(shown), 1, gridspec_kw=dict(hspace=0.25, left=0.03, right=0.98, top=0.86,
                                                             bottom=0.16))
     for ax, record in zip(axes, shown):
         draw_desk(record, ax=ax, meter=METER)
-        ax.set_ylim(-0.7, 0.8)
         ax.get_legend().remove()
     key_for(figure, [FIXED, ZONES["head"], ZONES["tail"]])
     figure.suptitle("Every lap puts more paper on the desk. Nobody clears any.", x=0.03, ha="left",
@@ -131,12 +130,9 @@ def filling_desk() -> Figure:
     figure = new_figure(11, 5.8)
     ax = figure.subplots()
     plot_tokens({"full history": full.laps}, ax=ax)
-    ax.set_xlim(0.5, len(full.laps) + 0.8)
-    ax.set_ylim(0, max(r.assembled_tokens for r in full.laps) * 1.2)     # room for the overflow label
     ax.set_title("Full history: the desk grows until the request no longer fits", loc="left",
                  fontsize=BIG - 2, fontweight="bold")
-    figure.tight_layout()
-    return figure
+    return fit_layout(figure, ax)
 
 
 def sliding_window() -> Figure:
@@ -198,7 +194,7 @@ def compaction_by_hand() -> Figure:
     widest = max(sizes)
     for row, (message, size, label) in enumerate(zip(six, sizes, message_labels(six))):
         y = 5.55 - row * 1.0
-        colour = ZONES["tail"][0] if message["role"] == "user" else ZONES["head"][0]
+        colour = ZONES["tail"].colour if message["role"] == "user" else ZONES["head"].colour
         ax.text(0.1, y + 0.06, f"{label} · {size:,} tokens", fontsize=SMALL, va="bottom", color=INK)
         ax.add_patch(Rectangle((0.1, y - 0.42), 4.4 * size / widest, 0.42, color=colour, alpha=0.9))
     ax.add_patch(FancyArrowPatch((5.0, 3.1), (6.0, 3.1), arrowstyle="simple,head_width=18,head_length=18",
@@ -208,9 +204,9 @@ def compaction_by_hand() -> Figure:
     height = 0.36 * (lines.count("\n") + 1) + 1.2
     top = 5.9
     ax.add_patch(FancyBboxPatch((6.3, top - height), 5.5, height, boxstyle="round,pad=0.12", facecolor="#E8F6F0",
-                                edgecolor=ZONES["summary"][0], lw=3))
+                                edgecolor=ZONES["summary"].colour, lw=3))
     ax.text(6.5, top - 0.2, f"the card · {reply.usage['output_tokens']:,} tokens", fontsize=MID,
-            fontweight="bold", color=ZONES["summary"][0], va="top")
+            fontweight="bold", color=ZONES["summary"].colour, va="top")
     ax.text(6.5, top - 0.85, lines, fontsize=SMALL, va="top", color=INK, linespacing=1.3)
     figure.suptitle(f"Six messages, {sum(sizes):,} tokens → one card, {reply.usage['output_tokens']:,} tokens",
                     x=0.02, ha="left", fontsize=BIG, fontweight="bold")
@@ -252,12 +248,11 @@ def three_zones() -> Figure:
     ax.get_legend().remove()
     room = record.assembled_tokens * 1.02
     ax.set_xlim(0, room)
-    ax.set_ylim(-2.4, 1.75)
     for text in list(ax.texts):
-        if text.get_position()[0] > room:                        # the window's label, off to the right now
+        if text.get_gid() == "label-for:edge: window":           # the window's label, off to the right now
             text.remove()
-        elif text.get_text().startswith("Lap "):                # the headline: moved clear of the labels
-            figure.text(0.03, 0.8, text.get_text(), fontsize=MID, fontweight="bold", color=INK)
+        elif text.get_gid() == "headline":                      # the headline: moved clear of the labels
+            figure.text(0.03, 0.8, text.get_text(), fontsize=MID - 1, fontweight="bold", color=INK)
             text.remove()
     # Brackets over the blocks: where each zone starts and ends, from the sizes of the messages sent.
     sizes = [METER.count(message) for message in record.sent]
@@ -265,9 +260,9 @@ def three_zones() -> Figure:
     for size, zone in zip(sizes, record.zones):
         spans[zone] = (spans.get(zone, (left,))[0], left + size)
         left += size
-    brackets = [((0, spans["head"][1]), "pinned head", "system + request", ZONES["head"][0]),
-                (spans["summary"], "summarized\nmiddle", "", ZONES["summary"][0]),
-                (spans["tail"], "verbatim tail", "the newest turns, word for word", ZONES["tail"][0])]
+    brackets = [((0, spans["head"][1]), "pinned head", "system + request", ZONES["head"].colour),
+                (spans["summary"], "summarized\nmiddle", "", ZONES["summary"].colour),
+                (spans["tail"], "verbatim tail", "the newest turns, word for word", ZONES["tail"].colour)]
     for (x0, x1), name, what, colour in brackets:
         ax.plot([x0 + 6, x0 + 6, x1 - 6, x1 - 6], [0.55, 0.7, 0.7, 0.55], color=colour, lw=3, clip_on=False)
         ax.text((x0 + x1) / 2, 0.8, name + (f"\n{what}" if what else ""), ha="center", va="bottom",
@@ -290,8 +285,7 @@ def sawtooth() -> Figure:
                 ax=ax)
     ax.set_title("The sawtooth: grow to the threshold, compact, grow again", loc="left", fontsize=BIG - 2,
                  fontweight="bold")
-    figure.tight_layout()
-    return figure
+    return fit_layout(figure, ax)
 
 
 def compaction_cycle() -> Figure:
@@ -309,12 +303,12 @@ def compaction_cycle() -> Figure:
     ax.set_ylim(0, 6.6)
     ax.axis("off")
     # A rectangle of boxes, read clockwise from the top left: grow, check, summarize, rebuild, continue.
-    steps = {"grow": ((1.3, 4.4), "each lap appends\nreply + tool results", ZONES["tail"][0]),
+    steps = {"grow": ((1.3, 4.4), "each lap appends\nreply + tool results", ZONES["tail"].colour),
              "check": ((5.0, 4.4), f"over {limit:,} tokens?\n({strategy.threshold:.0%} of {usable:,} usable)", RED),
              "summarize": ((8.7, 4.4), f"one extra model call\n{first['summary_in']:,} in, {first['summary_out']:,} out",
-                           ZONES["summary"][0]),
+                           ZONES["summary"].colour),
              "rebuild": ((8.7, 1.2), f"head + summary + tail\nlap {first['lap']}: {first['before']:,} → {first['after']:,}",
-                         ZONES["head"][0]),
+                         ZONES["head"].colour),
              "continue": ((1.3, 1.2), "the next lap runs\non the new desk", GREY)}
     half_w, half_h = 1.42, 0.8
     for name, ((x, y), words, colour) in steps.items():
@@ -452,17 +446,9 @@ def diverging_lines() -> Figure:
     ax = figure.subplots()
     plot_tokens({"running summary": running.laps}, ax=ax)
     highest = max(r.assembled_tokens for r in running.laps)
-    ax.set_xlim(0.5, last.number + 5.5)                      # room on the right for the two labels
-    ax.set_xticks([t for t in ax.get_xticks() if 1 <= t <= last.number])
-    ax.set_ylim(0, last.raw_tokens * 1.22)
-    ax.annotate(f"raw history\n{last.raw_tokens:,}", (last.number, last.raw_tokens), xytext=(12, 0),
-                textcoords="offset points", va="center", fontsize=MID, color=INK, fontweight="bold")
-    ax.annotate(f"sent: never\nabove {highest:,}", (last.number, last.assembled_tokens), xytext=(12, 14),
-                textcoords="offset points", va="bottom", fontsize=MID, color=INK, fontweight="bold")
-    ax.set_title("The history keeps growing; what is sent stays flat", loc="left", fontsize=BIG - 2,
-                 fontweight="bold")
-    figure.tight_layout()
-    return figure
+    ax.set_title(f"History: {last.raw_tokens:,} tokens and climbing. Sent: never over {highest:,}",
+                 loc="left", fontsize=BIG - 2, fontweight="bold")
+    return fit_layout(figure, ax)
 
 
 def token_bill() -> Figure:
@@ -471,23 +457,23 @@ def token_bill() -> Figure:
     full, summary = comparison.full_run.laps, comparison.strategy_run.laps
     figure = new_figure(11, 5.8)
     ax = figure.subplots()
-    for laps, label, colour, style in ((full, "full history, every lap", RED, "--"),
-                                       (summary, "running summary (summary calls included)", GREEN, "-")):
+    ends = []
+    for laps, label, name, colour, style in ((full, "full history, every lap", "full history", RED, (0, (5, 2.5))),
+                                             (summary, "running summary (summary calls included)",
+                                              "running\nsummary", GREEN, "-")):
         ax.plot([r.number for r in laps], [r.total_input for r in laps], ls=style, lw=4, color=colour, label=label)
-        ax.annotate(f"{laps[-1].total_input:,}", (laps[-1].number, laps[-1].total_input), xytext=(8, -6),
-                    textcoords="offset points", fontsize=MID, color=colour, fontweight="bold")
+        ends.append((laps[-1].total_input, f"{name}\n{laps[-1].total_input:,}", colour, label, False))
     ax.set_xlabel("lap", fontsize=MID)
     ax.set_ylabel("input tokens billed so far", fontsize=MID)
     ax.tick_params(labelsize=SMALL)
     ax.yaxis.set_major_formatter(lambda y, _: f"{y:,.0f}")
-    ax.set_xlim(0, max(full[-1].number, summary[-1].number) + 3.5)
+    ax.set_xlim(0, max(full[-1].number, summary[-1].number) + 1)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=SMALL, loc="upper left")
     ax.set_title(f"The bill: the summary run pays {comparison.input_share:.0%} of full history's input",
                  loc="left", fontsize=BIG - 2, fontweight="bold")
-    figure.tight_layout()
-    return figure
+    end_labels(ax, ends)               # the names at the lines' ends, in the margin: no legend to cross
+    return fit_layout(figure, ax)
 
 
 # ---- 8:30 -- memory ---------------------------------------------------------------------------------------
@@ -513,15 +499,17 @@ def notebook_beside_desk() -> Figure:
     for text in list(desk.texts):                    # the headline and the window's label: said above instead
         text.remove()
     desk.set_xlim(0, record.assembled_tokens * 1.03)
-    desk.set_ylim(-1.0, 1.5)
     fixed = record.assembled_tokens - sum(METER.count(m) for m in record.sent)
-    desk.add_patch(Rectangle((fixed - cost, -0.45), cost, 0.9, facecolor=MEMORY_COLOUR, edgecolor="white", lw=1.5))
+    desk.add_patch(Rectangle((fixed - cost, -0.5), cost, 1.0, facecolor=MEMORY.colour, hatch=MEMORY.hatch,
+                             edgecolor="white", lw=1.5))
     desk.text(fixed - cost / 2, 0.55, f"CLAUDE.md\n{cost} tokens", ha="center", va="bottom", fontsize=SMALL,
-              fontweight="bold", color="#1F6FA8", linespacing=1.1)
-    desk.text(fixed / 2 - cost / 2, 0.0, "system\n+ tools", ha="center", va="center", fontsize=SMALL - 1, color=INK)
+              fontweight="bold", color=MEMORY.colour, linespacing=1.1)
+    desk.text(fixed / 2 - cost / 2, 0.0, "system\n+ tools", ha="center", va="center", fontsize=SMALL - 1, color=INK,
+              bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.9, "pad": 2})
     desk.text(fixed + (record.assembled_tokens - fixed) / 2, -0.55, "request", ha="center", va="top",
-              fontsize=SMALL - 1, color=ZONES["head"][0], fontweight="bold")
+              fontsize=SMALL - 1, color=ZONES["head"].colour, fontweight="bold")
 
+    key_for(figure, [FIXED, MEMORY, ZONES["head"]], y=0.42)
     table = figure.add_axes([0.025, 0.03, 0.5, 0.36])
     table.axis("off")
     table.text(0, 0.98, "Same request, no rule in it:", fontsize=MID, fontweight="bold", va="top", color=INK)
@@ -537,7 +525,7 @@ def notebook_beside_desk() -> Figure:
     book.set_xlim(0, 1)
     book.set_ylim(0, 1)
     book.add_patch(FancyBboxPatch((0.02, 0.02), 0.96, 0.95, boxstyle="round,pad=0.01", facecolor="#EEF7FD",
-                                  edgecolor=MEMORY_COLOUR, lw=4))
+                                  edgecolor=MEMORY.colour, lw=4))
     [file] = memory.files
     book.text(0.06, 0.93, f"the notebook: {file.path.name}", fontsize=MID + 1, fontweight="bold", va="top",
               color=INK)
@@ -558,11 +546,18 @@ def notebook_beside_desk() -> Figure:
 
 # ---- drawing helpers ----------------------------------------------------------------------------------------
 
-def key_for(figure: Figure, shown: list[tuple[str, str]], y: float = 0.0) -> None:
-    """A colour key along the bottom of the figure, for the zones this picture actually shows."""
-    handles = [Patch(color=colour, label=words) for colour, words in shown]
+def key_for(figure: Figure, shown: list, y: float = 0.0) -> None:
+    """A key along the bottom of the figure, colour and hatch, for the zones this picture actually shows."""
+    handles = [Patch(facecolor=zone.colour, hatch=zone.hatch, edgecolor="white", label=zone.words) for zone in shown]
     figure.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.02, y), ncol=len(handles),
                   fontsize=SMALL, frameon=False, handlelength=1.2, columnspacing=1.4)
+
+
+def fit_layout(figure: Figure, ax) -> Figure:
+    """Tight margins, then narrow the plot until the labels at its lines' ends fit inside the picture."""
+    figure.tight_layout()
+    make_room_right(ax)
+    return figure
 
 
 def new_figure(width: float, height: float) -> Figure:

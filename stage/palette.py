@@ -36,16 +36,16 @@ class Zone(NamedTuple):
 ZONES = {
     "head": Zone("#0072B2", "head (request)"),
     "summary": Zone("#007A5A", "summary", "//"),
-    "tail": Zone("#C05600", "verbatim tail", "\\\\"),
+    "tail": Zone("#AD5000", "verbatim tail", "\\\\"),
     "notice": Zone("#AA4499", "dropped notice", "xx"),
     "cleared": Zone("#555555", "cleared result", ".."),
     "middle": Zone("#7A6A00", "middle", "++"),
 }
-FIXED = Zone("#888888", "system + tools")          # on the desk every lap, before any message
+FIXED = Zone("#888888", "system + tools", "|")     # on the desk every lap, before any message
 MEMORY = Zone("#3A6EA5", "CLAUDE.md", "--")        # the notebook beside the desk (lesson 05)
 
 EVENTS = {                # lap kind -> (marker, colour, words): the shape alone names the event
-    "drop": ("<", "#C05600", "dropped oldest"),
+    "drop": ("<", "#AD5000", "dropped oldest"),
     "compact": ("v", "#007A5A", "compacted"),
     "fold": ("D", "#007A5A", "folded"),
     "clear": ("s", "#555555", "cleared results"),
@@ -64,7 +64,7 @@ class Series(NamedTuple):
 
 SERIES = [
     Series("#0072B2", "o", "-"),
-    Series("#C05600", "s", (0, (6, 2))),
+    Series("#AD5000", "s", (0, (6, 2))),
     Series("#007A5A", "^", (0, (1, 1.5))),
     Series("#AA4499", "D", (0, (6, 2, 1, 2))),
     Series("#222222", "v", (0, (3, 1, 1, 1, 1, 1))),
@@ -115,7 +115,7 @@ DEUTERANOPIA = ((0.367322, 0.860646, -0.227968),
 def simulate(colour: str, vision: str) -> str:
     """What ``colour`` looks like in ``vision``: "greyscale" (a black-and-white print) or "deuteranopia".
 
-    Example: simulate("#C05600", "greyscale") -> "#6F6F6F"; simulate("#FF0000", "deuteranopia") -> olive
+    Example: simulate("#AD5000", "greyscale") -> "#6F6F6F"; simulate("#FF0000", "deuteranopia") -> olive
     """
     linear = [_linear(c) for c in rgb(colour)]
     if vision == "greyscale":

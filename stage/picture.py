@@ -46,7 +46,7 @@ class Picture:
         self.meter = meter or default_meter()
         self.figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI * scale)
         self.canvas = FigureCanvasAgg(self.figure)
-        self._layout, self._background = None, None
+        self._layout, self._background, self._kept = None, None, []
 
     @property
     def scale(self) -> float:
@@ -60,19 +60,32 @@ class Picture:
 
     def png(self, laps: list[Lap], shown: int) -> bytes:
         """Lap ``shown`` of ``laps`` (0: nothing sent yet). ``laps`` (all known so far) sets the axes."""
-        lap = laps[shown - 1] if shown else None
-        self._prepare(laps, visibility_lines(lap, self.rule, self.request) if lap else [])
+        foreground = self._foreground(laps, shown)
         self.canvas.restore_region(self._background)
-        run = {self.label: laps[:shown]}
-        foreground = plot_lines(self.plot_ax, run)
-        foreground += end_labels(self.plot_ax, line_ends(run), group=list(self._fixed_labels))
-        if lap:
-            foreground += desk_blocks(self.desk_ax, lap, self.meter)
         for artist in foreground:
             self.figure.draw_artist(artist)
         for artist in foreground:
             artist.remove()
         return encode_png(self.canvas)
+
+    def still(self, laps: list[Lap], shown: int) -> Figure:
+        """The same picture as one ordinary matplotlib figure, every artist in it (to save, test or compare)."""
+        self._kept = self._foreground(laps, shown)
+        return self.figure
+
+    def _foreground(self, laps: list[Lap], shown: int) -> list:
+        """The background ready, and this lap's own artists added on top of it."""
+        for artist in self._kept:
+            artist.remove()
+        self._kept = []
+        lap = laps[shown - 1] if shown else None
+        self._prepare(laps, visibility_lines(lap, self.rule, self.request) if lap else [])
+        run = {self.label: laps[:shown]}
+        foreground = plot_lines(self.plot_ax, run)
+        foreground += end_labels(self.plot_ax, line_ends(run), group=list(self._fixed_labels))
+        if lap:
+            foreground += desk_blocks(self.desk_ax, lap, self.meter)
+        return foreground
 
     def _prepare(self, laps: list[Lap], words: list[str]):
         """Redraw the background only when it changes: a new run, a live run outgrew the axes, new words."""
@@ -95,8 +108,8 @@ class Picture:
         self._fixed_labels = end_labels(self.plot_ax, line_ends({}, layout.window, self.threshold))
         if self.label:
             self.figure.text(PLOT[0], 0.995, self.label, va="top", fontsize=TITLE, fontweight="bold", color=INK)
-        desk_frame(self.desk_ax, layout.window, layout.desk_room, self.threshold, layout.zones)
-        desk_words(self.desk_ax, words)
+        desk_frame(self.desk_ax, layout.window, layout.desk_room, self.threshold, layout.zones, lines=2)
+        desk_words(self.desk_ax, words, self.threshold)
         self.canvas.draw()
         self._background = self.canvas.copy_from_bbox(self.figure.bbox)
         self._layout = layout

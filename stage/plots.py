@@ -63,9 +63,9 @@ def plot_tokens(laps_by_label, window: int | None = None, threshold: int | None 
     every = [lap for laps in runs.values() for lap in laps]
     highest = max([lap.raw_tokens for lap in every] + [lap.assembled_tokens for lap in every] + [window or 0, 1])
     ax.set_ylim(0, highest * (1.15 if any(lap.kind == "overflow" for lap in every) else 1.05))
-    plot_legend(ax, runs)
     end_labels(ax, line_ends(runs, window, threshold))
-    make_room_for_labels(ax)
+    make_room_right(ax)
+    plot_legend(ax, runs)
     return ax
 
 
@@ -74,11 +74,11 @@ def plot_lines(ax, runs: dict) -> list:
     drawn, several = [], len(runs) > 1
     for style, (label, laps) in zip(_styles(runs), runs.items()):
         x, suffix = [lap.number for lap in laps], f" — {label}" if several else ""
-        marks = dict(marker=style.marker, markevery=_every(len(laps)), ms=8) if several else {}
+        marks = dict(marker=style.marker, markevery=_every(len(laps)), ms=8)   # one run alone: dots on "sent"
         drawn += ax.plot(x, [lap.raw_tokens for lap in laps], ls=(0, (5, 2.5)), lw=2.5, color=style.colour,
-                         label=f"raw history{suffix}", **marks)
+                         label=f"raw history{suffix}", **(marks if several else {}))
         drawn += ax.plot(x, [lap.assembled_tokens for lap in laps], lw=4, color=style.colour,
-                         label=f"assembled (sent){suffix}", **marks)
+                         label=f"assembled (sent){suffix}", **(marks if several else {**marks, "ms": 6}))
     every = [lap for laps in runs.values() for lap in laps]
     for kind, (marker, colour, words) in EVENTS.items():
         hits = [lap for lap in every if lap.kind == kind]
@@ -118,8 +118,8 @@ def plot_frame(ax, window: int | None, threshold: int | None):
     ax.grid(alpha=0.3)
 
 
-def plot_legend(ax, runs: dict, rows: int = 1):
-    """The legend, in a band along the top of the plot that the y axis keeps clear of every line.
+def plot_legend(ax, runs: dict):
+    """The legend, in as few rows as fit the plot's width, in a band along its top that no line enters.
 
     It names what the end labels do not: the event markers, and for several runs what dashed and solid mean.
     """
@@ -132,10 +132,13 @@ def plot_legend(ax, runs: dict, rows: int = 1):
                     if not label.startswith(("raw history", "assembled", "window", "threshold"))})
     if not entries:
         return None
-    columns = math.ceil(len(entries) / rows)
-    legend = ax.legend(entries.values(), entries.keys(), fontsize=FONT, loc="upper left", ncol=columns,
-                       framealpha=1, borderaxespad=0.3, handlelength=1.6, columnspacing=1.0, handletextpad=0.5,
-                       borderpad=0.3)
+    renderer = _renderer(ax)
+    for rows in range(1, len(entries) + 1):
+        legend = ax.legend(entries.values(), entries.keys(), fontsize=FONT, loc="upper left",
+                           ncol=math.ceil(len(entries) / rows), framealpha=1, borderaxespad=0.3, handlelength=1.6,
+                           columnspacing=1.0, handletextpad=0.5, borderpad=0.3)
+        if renderer is None or legend.get_window_extent(renderer).width <= ax.get_window_extent(renderer).width - 8:
+            break
     keep_band_clear(ax, legend)
     return legend
 
@@ -156,16 +159,16 @@ def line_ends(runs: dict, window: int | None = None, threshold: int | None = Non
     """What the margin labels say, and where: (y in tokens, words, colour, the line's label, fixed?).
 
     The window and the threshold are fixed (their lines never move); a run's ends move as laps arrive.
+    With several runs the "raw" line of each is told from the others by its marker and colour.
     """
     ends, several = [], len(runs) > 1
     for style, (label, laps) in zip(_styles(runs), runs.items()):
         if not laps:
             continue
-        suffix = f" — {label}" if several else ""
-        name = textwrap.shorten(label, 16, placeholder="…") if several else ""
-        ends.append((laps[-1].raw_tokens, f"raw: {name}" if several else "raw history", style.colour,
+        suffix = f" — {label}" if several else ""       # several runs: the run's name on its "sent" line
+        ends.append((laps[-1].raw_tokens, "raw" if several else "raw history", style.colour,
                      f"raw history{suffix}", False))
-        ends.append((laps[-1].assembled_tokens, textwrap.fill(label, 16) if several else "sent", style.colour,
+        ends.append((laps[-1].assembled_tokens, _shorten(label, 20) if several else "sent", style.colour,
                      f"assembled (sent){suffix}", False))
     if window:
         ends.append((window, "window", WALL, f"window ({window:,})", True))
@@ -223,17 +226,17 @@ def place(labels: list, renderer=None) -> None:
         label.xyann = (7, (y - anchor) / points)
 
 
-def make_room_for_labels(ax) -> None:
-    """Narrow the axes, if needed, so the margin labels end inside the figure."""
+def make_room_right(ax, extra=()) -> None:
+    """Narrow the axes, if needed, so the margin labels (and ``extra`` artists) end inside the figure."""
     renderer = _renderer(ax)
     labels = [a for a in ax.get_children() if isinstance(a, EndLabel)]
-    if renderer is None or not labels:
+    if renderer is None or not (labels or extra):
         return
     place(labels, renderer)
-    right = max(label.get_window_extent(renderer).x1 for label in labels) / ax.figure.bbox.width
-    if right > 0.995:
+    right = max(a.get_window_extent(renderer).x1 for a in [*labels, *extra]) / ax.figure.bbox.width
+    if right > 0.99:
         box = ax.get_position()
-        ax.set_position([box.x0, box.y0, box.width - (right - 0.995), box.height])
+        ax.set_position([box.x0, box.y0, box.width - (right - 0.99), box.height])
 
 
 def threshold_tokens(strategy: Strategy, model) -> int | None:
@@ -248,7 +251,8 @@ def threshold_tokens(strategy: Strategy, model) -> int | None:
 
 # ---- 2. the desk view --------------------------------------------------------------------------------
 
-DESK_ROWS = (-3.05, 1.35)   # the desk's y axis: words above, the blocks at 0, two lines and the key below
+ROW = 1.35                  # a line of text is 1.35 font sizes tall
+BAND = 0.5                  # the blocks run from -BAND to +BAND on the desk's y axis
 
 
 def draw_desk(lap: Lap, rule: str | None = None, request: str | None = None, ax=None,
@@ -260,23 +264,35 @@ def draw_desk(lap: Lap, rule: str | None = None, request: str | None = None, ax=
     Example: a three-zone lap after compacting -> [system+tools][head][summary][tail][tail] ... | edge
     """
     ax = ax if ax is not None else _new_axes((11.5, 3.0))
-    desk_frame(ax, lap.window, max(lap.window, lap.assembled_tokens) * 1.02, threshold, ["fixed", *lap.zones])
+    lines = visibility_lines(lap, rule, request)
+    desk_frame(ax, lap.window, max(lap.window, lap.assembled_tokens) * 1.02, threshold, ["fixed", *lap.zones],
+               len(lines))
     desk_blocks(ax, lap, meter or default_meter())
-    desk_words(ax, visibility_lines(lap, rule, request))
+    desk_words(ax, lines, threshold)
     return ax
 
 
-def desk_frame(ax, window: int, room: float, threshold: int | None, zones) -> None:
-    """What stays put: the desk's edge at the window, the threshold, the key for the zones in ``zones``."""
-    ax.plot([window, window], [-0.75, 0.75], color=WALL, lw=5, solid_capstyle="butt", label="edge: window")
-    ax.text(window, 0.82, f"edge: window {window:,}", color=WALL, fontsize=FONT, ha="right", va="bottom",
-            fontweight="bold")
-    if threshold:
-        ax.plot([threshold, threshold], [-0.75, 0.75], color=WALL, lw=2.5, ls=(0, (1, 1.2)), label="threshold")
-        ax.text(threshold, -0.82, "threshold", color=WALL, fontsize=FONT, ha="center", va="top")
+def desk_frame(ax, window: int, room: float, threshold: int | None, zones, lines: int = 2) -> None:
+    """What stays put: the desk's edge at the window, the threshold, the key for the zones in ``zones``.
+
+    The words sit at fixed distances in points from the blocks -- the headline and the edge's label above,
+    the threshold's label, ``lines`` visibility lines and the key below -- and the y axis is set so that all
+    of them fit the axes' height, whatever its size in inches or dots.
+    """
+    above = 4 + FONT * ROW + 4 + TITLE * ROW
+    below = (4 + FONT * ROW if threshold else 0) + 6 + lines * FONT * ROW + FONT * 1.9
+    height = ax.get_position().height * ax.figure.get_figheight() * 72          # the axes' height in points
+    per_unit = max((height - above - below) / (2 * BAND), 36)                   # the blocks at least 36 points tall
+    ax.set_ylim(-BAND - below / per_unit, BAND + above / per_unit)
     ax.set_xlim(0, room)
-    ax.set_ylim(*DESK_ROWS)
     ax.set_axis_off()
+    ax.plot([window, window], [-BAND, BAND], color=WALL, lw=5, solid_capstyle="butt", label="edge: window")
+    ax.annotate(f"edge: window {window:,}", (window, BAND), xytext=(0, 4), textcoords="offset points",
+                color=WALL, fontsize=FONT, ha="right", va="bottom", fontweight="bold", gid="label-for:edge: window")
+    if threshold:
+        ax.plot([threshold, threshold], [-BAND, BAND], color=WALL, lw=2.5, ls=(0, (1, 1.2)), label="threshold")
+        ax.annotate("threshold", (threshold, -BAND), xytext=(0, -4), textcoords="offset points", color=WALL,
+                    fontsize=FONT, ha="center", va="top", gid="label-for:threshold")
     shown = [FIXED] + [ZONES[zone] for zone in ZONES if zone in set(zones)]
     keys = [Patch(facecolor=z.colour, hatch=z.hatch, edgecolor="white", label=z.words) for z in shown]
     ax.legend(handles=keys, loc="lower left", bbox_to_anchor=(0, 0), ncol=len(keys), fontsize=FONT,
@@ -289,25 +305,30 @@ def desk_blocks(ax, lap: Lap, meter: Meter) -> list:
     sizes = [meter.count(message) for message in lap.sent]
     fixed = max(lap.assembled_tokens - sum(sizes), 0) if lap.sent else 0
     lefts = [fixed + sum(sizes[:i]) for i in range(len(sizes))]
-    drawn = [ax.add_artist(Rectangle((0, -0.45), fixed, 0.9, facecolor=FIXED.colour, edgecolor="white",
-                                     gid="zone:fixed"))]
+    drawn = [ax.add_artist(Rectangle((0, -BAND), fixed, 2 * BAND, facecolor=FIXED.colour, edgecolor="white",
+                                     hatch=FIXED.hatch, gid="zone:fixed"))]
     for zone in dict.fromkeys(lap.zones):
         spans = [(left, size) for left, size, z in zip(lefts, sizes, lap.zones) if z == zone]
         look = ZONES.get(zone, ZONES["middle"])
-        drawn.append(ax.broken_barh(spans, (-0.45, 0.9), facecolors=look.colour, edgecolor="white",
+        drawn.append(ax.broken_barh(spans, (-BAND, 2 * BAND), facecolors=look.colour, edgecolor="white",
                                     linewidth=1, hatch=look.hatch or None, gid=f"zone:{zone}"))
     notices = [left + size / 2 for left, size, zone in zip(lefts, sizes, lap.zones) if zone == "notice"]
     if notices:                                        # a notice is a few tokens wide: point at it
-        drawn += ax.plot(notices, [0.72] * len(notices), ls="", marker="v", ms=15, color=ZONES["notice"].colour)
-    drawn.append(fit(ax, ax.text(0, 1.0, headline(lap), transform=ax.transAxes, fontsize=TITLE,
-                                 fontweight="bold", va="top", color=INK)))
+        drawn.append(ax.annotate("▼", (notices[0], BAND), xytext=(0, 1), textcoords="offset points", ha="center",
+                                 va="bottom", fontsize=FONT, color=ZONES["notice"].colour))
+    drawn.append(fit(ax, ax.annotate(headline(lap), (0, BAND), xycoords=("axes fraction", "data"),
+                                     xytext=(0, 4 + FONT * ROW + 4), textcoords="offset points", fontsize=TITLE,
+                                     fontweight="bold", va="bottom", color=INK, gid="headline")))
     return drawn
 
 
-def desk_words(ax, lines: list[str]) -> list:
+def desk_words(ax, lines: list[str], threshold: int | None = None) -> list:
     """The visibility lines under the desk: green with ✓ while something is on the desk, red with ✗ once not."""
-    return [fit(ax, ax.text(0, -1.45 - 0.62 * row, line, fontsize=FONT, va="center",
-                            color=WALL if "not visible" in line else GOOD)) for row, line in enumerate(lines)]
+    start = (4 + FONT * ROW if threshold else 0) + 6
+    return [fit(ax, ax.annotate(line, (0, -BAND), xycoords=("axes fraction", "data"),
+                                xytext=(0, -start - FONT * ROW * row), textcoords="offset points", va="top",
+                                fontsize=FONT, color=WALL if "not visible" in line else GOOD))
+            for row, line in enumerate(lines)]
 
 
 def fit(ax, text, smallest: float = FONT):
@@ -399,8 +420,8 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
     if goal:
         ax.add_patch(Rectangle((0, 0), goal[0] * 100, goal[1] * 100, color=GOOD, alpha=0.12, lw=0))
         ax.annotate(f"goal: <= {goal[0]:.0%} of the tokens,\n<= {goal[1]:.0%} of the dollars",
-                    (goal[0] * 100, 0), xytext=(-8, 8), textcoords="offset points", ha="right", va="bottom",
-                    color=GOOD, fontsize=FONT)
+                    (0, 0), xytext=(6, 6), textcoords="offset points", ha="left", va="bottom",
+                    color=GOOD, fontsize=FONT, gid="goal")
     if limits:
         ax.set_xlim(0, limits[0] * 100)
         ax.set_ylim(0, limits[1] * 100)
@@ -414,8 +435,7 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
             if chosen:
                 ax.scatter([p.tokens * 100 for p in chosen], [p.dollars * 100 for p in chosen], s=130,
                            marker=style.marker, facecolor=face, edgecolor=style.colour, lw=2.2, zorder=4,
-                           label=family if counts else f"{family} (rule lost or stopped early)")
-        _name_family(ax, family, mine, style.colour)
+                           label=family if counts else "_hollow", gid=None if counts else f"hollow:{family}")
     front = sorted((p for p in points if p.on_frontier), key=lambda p: p.tokens)
     if front:
         ax.plot([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], color=WALL, lw=2.5,
@@ -438,22 +458,61 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
         ax.set_title(title, fontsize=FONT, loc="left")
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles))
-    ax.legend(unique.values(), unique.keys(), fontsize=FONT, loc="upper left", bbox_to_anchor=(1.01, 1),
-              borderaxespad=0, framealpha=1)
+    if any(not p.counts for p in points):      # one entry says what hollow means, for every family
+        unique["hollow: rule lost or stopped early"] = Line2D([], [], ls="", marker="o", ms=10, mfc="none",
+                                                              mec=INK, mew=2)
+    legend = ax.legend(unique.values(), unique.keys(), fontsize=FONT, loc="upper left", bbox_to_anchor=(1.01, 1),
+                       borderaxespad=0, framealpha=1)
+    make_room_right(ax, [legend])
+    placed = []
+    if front:
+        _name_point(ax, "frontier", (front[-1].tokens * 100, front[-1].dollars * 100), WALL, placed)
+    for family in dict.fromkeys(p.family for p in points):
+        inside = [p for p in points if p.family == family and _inside(ax, p)]
+        if inside:
+            last = max(inside, key=lambda p: (p.tokens, -p.dollars))
+            _name_point(ax, family, (last.tokens * 100, last.dollars * 100), family_style(family).colour, placed)
     return ax
 
 
-def _name_family(ax, family: str, mine: list, colour: str) -> None:
-    """The family's name beside its rightmost run inside the axes: a direct label for colour-blind readers."""
+def _inside(ax, point) -> bool:
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-    inside = [p for p in mine if x0 <= p.tokens * 100 <= x1 and y0 <= p.dollars * 100 <= y1]
-    if not inside:
-        return
-    last = max(inside, key=lambda p: (p.tokens, -p.dollars))
-    left = last.tokens * 100 > x0 + 0.7 * (x1 - x0)          # near the right edge: write it to the left
-    ax.annotate(family, (last.tokens * 100, last.dollars * 100), xytext=(-12 if left else 12, 0),
-                textcoords="offset points", ha="right" if left else "left", va="center", fontsize=FONT,
-                color=colour, fontweight="bold", gid=f"label-for:{family}", zorder=6)
+    return x0 <= point.tokens * 100 <= x1 and y0 <= point.dollars * 100 <= y1
+
+
+SIDES = [((12, 0), "left", "center"), ((-12, 0), "right", "center"), ((0, 12), "center", "bottom"),
+         ((0, -12), "center", "top"), ((12, -12), "left", "top"), ((-12, 12), "right", "bottom")]
+
+
+def _marker_points(ax) -> list:
+    """Where every scatter marker of ``ax`` is, in pixels."""
+    return [tuple(point) for group in ax.collections if hasattr(group, "get_offsets")
+            for point in group.get_offset_transform().transform(group.get_offsets())]
+
+
+def _name_point(ax, words: str, xy: tuple, colour: str, placed: list) -> None:
+    """A direct label beside ``xy``, on the first side where it crosses no line and no other label."""
+    renderer = _renderer(ax)
+    frame = ax.get_window_extent(renderer) if renderer else None
+    for offset, ha, va in SIDES:
+        text = ax.annotate(words, xy, xytext=offset, textcoords="offset points", ha=ha, va=va, fontsize=FONT,
+                           color=colour, fontweight="bold", gid=f"label-for:{words}", zorder=6,
+                           bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1})
+        if renderer is None:
+            return
+        box = text.get_window_extent(renderer)
+        crossed = any(line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False)
+                      for line in ax.lines)
+        covers = any(box.expanded(1.0, 1.0).padded(7).contains(x, y) for x, y in _marker_points(ax))
+        if frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1) and not crossed and not covers \
+                and not any(box.overlaps(other) for other in placed):
+            placed.append(box)
+            return
+        text.remove()
+    placed.append(ax.annotate(words, xy, xytext=SIDES[0][0], textcoords="offset points", va="center",
+                              fontsize=FONT, color=colour, fontweight="bold", gid=f"label-for:{words}", zorder=6,
+                              bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1}
+                              ).get_window_extent(renderer))
 
 
 # ---- helpers ------------------------------------------------------------------------------------------

@@ -55,14 +55,19 @@ SUMMARY_HTML = ("<div style='font-size:16px; line-height:1.35'><b>Summary on the
 LARGE = 1.4          # the presentation size: text, lines and markers 40 % bigger (840 x 672 pixels)
 
 # Sizes for a projector: 15-pixel controls; the status is one line that never wraps (so nothing below it
-# moves), cut with "…" when long (the whole line shows on hover).
+# moves), cut with "…" when long (the whole line shows on hover). A saved lesson reopened without a kernel
+# shows the widgets' saved state: one line says so, instead of a broken-chain icon on every control.
 STYLE = """<style>
 .context-desk-dashboard { --jp-widgets-font-size: 15px; --jp-widgets-inline-height: 30px;
                           --jp-widgets-inline-label-width: 84px; }
 .context-desk-dashboard .widget-button { font-size: 15px; }
 .context-desk-status > div, .context-desk-status div.widget-html-content {
     white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-</style>"""
+.context-desk-dashboard .jupyter-widgets-disconnected::before { display: none; }
+.context-desk-dashboard.jupyter-widgets-disconnected::before {
+    content: "✗ A still picture of the last run: run this cell again to bring the dashboard back.";
+    font: bold 15px var(--jp-ui-font-family); color: WALL; padding: 2px 0 6px 0; }
+</style>""".replace("WALL", WALL)
 
 
 # ---- 4. the dashboard -------------------------------------------------------------------------------

@@ -79,8 +79,8 @@ def test_the_sweep_covers_every_family_and_its_settings():
 
 def test_the_picture_marks_the_frontier_and_the_goal(measured):
     ax = plot_cost_frontier(measured, goal=(0.35, 0.60), label=measured[-1])
-    labels = ax.get_legend_handles_labels()[1]
-    assert "frontier" in labels and "sliding window (rule lost or stopped early)" in labels
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert "frontier" in labels and "hollow: rule lost or stopped early" in labels
     assert any("clear, then compact" in t.get_text() for t in ax.texts)
     assert any("goal" in t.get_text() for t in ax.texts)
 

@@ -206,3 +206,12 @@ def test_a_toy_window_refuses_before_sending(server):
     assert server.requests == []
     server.push_text("fits")
     assert model.reply("", [user("short")], []).text == "fits"
+
+
+def test_the_first_cell_warns_about_a_deprecated_model(server, monkeypatch):
+    from stage.switch import describe_model, pick_model
+
+    assert "Note:" not in describe_model(pick_model())
+    monkeypatch.setenv("CONTEXT_DESK_MODEL", "claude-sonnet-4-5")
+    line = describe_model(pick_model())
+    assert "deprecated" in line and "CONTEXT_DESK_MODEL" in line and "\n" not in line

@@ -250,9 +250,10 @@ class MemoryToolbox(Toolbox):
 class LeverRun:
     """A run with a lever on, and what the server said along the way (through ``model``).
 
-    Over every request the model sent: ``billed_input`` counts every pass the server reported (what the bill
-    counts, ``harness.laps.billed_tokens``); ``top_level_input`` only the top-level figures, which leave a
-    summarizing pass out. ``read`` is, per lap, the input the model read after the server's edits.
+    Over every request the model sent (a background summary that came back after the last lap included):
+    ``billed_input`` counts every pass the server reported (what the bill counts, ``harness.laps.billed_tokens``);
+    ``top_level_input`` only the top-level figures, which leave a summarizing pass out.
+    ``read`` is, per lap, the input the model read after the server's edits.
     """
 
     run: Run
@@ -287,8 +288,9 @@ def run_lever(lever: Lever, request: str, where: dict | None = None, model: str 
     why = lever.skip_reason(model, **where)
     if why:
         return why
-    claude = lever.model(model=model, **where)
-    run = run_agent(request, claude, tools=lever.toolbox(), context=lever.context(), **run_options)
+    claude, context = lever.model(model=model, **where), lever.context()
+    run = run_agent(request, claude, tools=lever.toolbox(), context=context, **run_options)
+    getattr(context, "finish", lambda: None)()      # a background summary still on its way: wait for it
     return LeverRun(run, claude)
 
 

@@ -137,7 +137,8 @@ class DeskServer(LocalServer):
             reply = model.reply(system, messages, tools, max_tokens=body["max_tokens"])
         except ContextOverflow as overflow:
             sent = overflow.sent or size(messages)
-            return 400, error_body("invalid_request_error", f"prompt is too long: {sent} tokens > {self.window} maximum")
+            said = f"prompt is too long: {sent} tokens > {self.window} maximum"
+            return 400, error_body("invalid_request_error", said)
         content = ([block] if block else []) + reply.content
         used_in = reply.usage.get("input_tokens", 0) + levers.thinking_tokens(messages, self.meter)
         used_out = reply.usage.get("output_tokens", 0)

@@ -68,7 +68,8 @@ class LeverModel(ClaudeModel):
     def with_tails(self, messages: list[dict]) -> list[dict]:
         """``messages`` with each paused block's tail put back right after the block (a new list).
 
-        Example: [..., A(block, text)] with tail [A(tool_use), U(result)] -> [..., A(block), A(tool_use), U(result), A(text)]
+        Example: [..., A(block, text)] with tail [A(tool_use), U(result)]
+        -> [..., A(block), A(tool_use), U(result), A(text)]
         """
         if not self.tails:
             return messages

@@ -139,6 +139,12 @@ class BackgroundCompaction(OnDemandCompaction):
             swapped.event += f"; {asked}"
         return swapped or self.assembly(history)
 
+    def finish(self) -> None:
+        """Wait for a summary still on its way when the run ended, so no request outlives the run."""
+        if self.pending:
+            self.pending.future.result()
+            self.pending = None
+
 
 def ask(model, system: str, messages: list[dict], tools, instructions: str | None) -> tuple[Reply | None, str]:
     """One compaction request: (the reply, '') or (None, what went wrong). Never raises for an API error."""

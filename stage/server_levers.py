@@ -18,8 +18,9 @@ Rules as the Claude Platform docs state them (September 2026 crawl): the thresho
 signed and unchanged, one per request; ``compaction`` and ``context_management`` never share a request.
 The order rule for ``clear_thinking_20251015`` comes from the docs' examples and two public projects;
 the docs pages read here do not state it in words.
-Left out: ``exclude_tools``, ``clear_tool_inputs``, tool-use triggers, the per-model default for thinking
-(the stand-in keeps all earlier thinking unless told otherwise), thinking kept valid across compaction.
+Left out: ``exclude_tools``, ``clear_tool_inputs``, tool-use triggers, thinking kept valid across compaction,
+and the per-model default for thinking (the stand-in keeps all earlier thinking without the edit, and
+one turn's with an edit that sets no ``keep``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from stage.offline.desk import Desk
 CLEARED = "[tool result cleared by the server's context management]"
 SUMMARY_HEADER = "[Summary of the conversation so far]"
 API_MIN_TRIGGER = 50_000
-CONTEXT_BETA, THRESHOLD_BETA, ON_DEMAND_BETA = "context-management-2025-06-27", "compact-2026-01-12", "compact-2026-09-04"
+CONTEXT_BETA = "context-management-2025-06-27"
+THRESHOLD_BETA, ON_DEMAND_BETA = "compact-2026-01-12", "compact-2026-09-04"
 EDIT_BETAS = {"clear_tool_uses_20250919": CONTEXT_BETA, "clear_thinking_20251015": CONTEXT_BETA,
               "compact_20260112": THRESHOLD_BETA}
 _SECRET = b"context-desk stand-in"   # signs on-demand blocks, so an altered one is caught as the API would

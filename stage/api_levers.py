@@ -190,23 +190,17 @@ def memory_tool() -> Lever:
 
 # ---- what the model supports --------------------------------------------------------------------
 
-_CAPABILITIES: dict[tuple[str, str], object] = {}
-
-
 def model_capabilities(model: str | None = None, **where):
-    """The Models API's ``capabilities`` of ``model`` (default: the active one), asked once per server and model.
+    """The Models API's ``capabilities`` of ``model`` (default: the active one): one small GET per lever asked.
 
     Raises ``ModelError`` (a bad key, an unknown model, no answer). None when the API does not report them.
     """
     claude = ClaudeModel(model=model, max_retries=1, **where)
-    known = (str(claude.client.base_url), claude.name)
-    if known not in _CAPABILITIES:
-        try:
-            info = claude.client.beta.models.retrieve(claude.name, betas=[CONTEXT_MANAGEMENT_BETA, ON_DEMAND_BETA])
-        except anthropic.APIError as err:
-            raise claude._explain(err) from err
-        _CAPABILITIES[known] = info.capabilities
-    return _CAPABILITIES[known]
+    try:
+        info = claude.client.beta.models.retrieve(claude.name, betas=[CONTEXT_MANAGEMENT_BETA, ON_DEMAND_BETA])
+    except anthropic.APIError as err:
+        raise claude._explain(err) from err
+    return info.capabilities
 
 
 def missing_features(needs, capabilities) -> list[str]:

@@ -68,6 +68,7 @@ class DeskServer(LocalServer):
         self.key, self.window, self.min_trigger, self.unsupported = key, window, min_trigger, set(unsupported)
         self.meter = Meter("tiktoken")
         self.requests: list[dict] = []
+        self.seen: dict[str, dict] = {}         # every distinct message so far (see _same)
         self.lock = threading.Lock()            # one model call at a time: the meter's cache is shared
         self.listen(port, _handler_for(self))
 
@@ -92,11 +93,17 @@ class DeskServer(LocalServer):
         if problem:
             return 400, error_body("invalid_request_error", problem)
         system, tools = _system_text(body.get("system")), body.get("tools") or []
-        messages = levers.apply_blocks([{"role": m["role"], "content": m["content"]} for m in body["messages"]])
         with self.lock:
+            messages = levers.apply_blocks([self._same(m) for m in body["messages"]])
             if counting:
                 return 200, self._count(body, system, messages, tools)
             return self._reply(body, betas, system, messages, tools)
+
+    def _same(self, message: dict) -> dict:
+        """One object per distinct message, kept across requests, so the meter counts each message once
+        (a client re-sends its whole history every lap). Example: lap 9 counts only the two new messages."""
+        plain = {"role": message["role"], "content": message["content"]}
+        return self.seen.setdefault(json.dumps(plain, sort_keys=True), plain)
 
     def size(self, messages: list[dict], system: str, tools: list[dict]) -> int:
         """Tokens of a request as this server counts them: the harness's meter, plus any thinking."""

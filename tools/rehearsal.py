@@ -9,7 +9,8 @@ The formula, one line per kind of work (the paces are stated once, here, and pri
 * **code shown and read** -- every line of a code cell the instructor shows (comments too, they are read),
   at ``CODE_LINE_SECONDS`` a line; a build cell's skeleton is shown the same way;
 * **live typing** -- the characters of the finished piece that its skeleton does not hold (comments,
-  docstrings and indentation left out: said, not typed), at ``TYPING_CHARS_PER_SECOND``;
+  docstrings and indentation left out: said, not typed), and of a cell tagged ``typed`` (what the room
+  dictates, strings included), at ``TYPING_CHARS_PER_SECOND``;
 * **runs** -- ``RUN_SECONDS`` a code cell, plus the reading of its output by its size: ``OUTPUT_LINE_SECONDS``
   a printed line and ``FIGURE_SECONDS`` a picture, taken from the last headless run (``tools.executed``);
 * **checkpoint** -- ``CHECKPOINT_SECONDS`` (ask, wait, take two answers) plus its model answer read out;
@@ -125,6 +126,9 @@ def estimate_cells(cells: list, ran: dict | None = None) -> Estimate:
             continue
         if "setup" not in cell_tags:
             e.code += CODE_LINE_SECONDS * shown_lines(cell.source)
+        if "typed" in cell_tags:
+            e.typing += sum(len(line.strip()) for line in cell.source.splitlines()
+                            if line.strip() and not line.strip().startswith(("#", "print("))) / TYPING_CHARS_PER_SECOND
         if "build" in cell_tags:
             reveal = next((c for c in cells[i + 1:i + 3] if "piece" in tags(c)), None)
             if reveal is not None:

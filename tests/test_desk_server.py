@@ -98,6 +98,7 @@ def test_clearing_lever_clears_past_its_trigger_and_says_so(server):
 
 
 def test_compaction_lever_returns_a_block_that_stands_in_for_the_past(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))               # no profile in ~/.config/anthropic is read
     with DeskServer(min_trigger=1_000) as small:       # the API's minimum is 50,000: lowered for a small task
         lever = server_compaction(trigger_tokens=1_000)
         model = lever.model(api_key=TEST_KEY, base_url=small.url)

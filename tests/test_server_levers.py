@@ -2,7 +2,9 @@
 
 The desk server plays Claude's API with the offline desk model (``stage/desk_server.py``), so these runs
 show what each lever does to the desk and the bill without a key. Its threshold minimum is lowered to
-1,000 tokens (the API's is 50,000) so the small class task reaches it.
+1,000 tokens (the API's is 50,000) so the small class task reaches it. The tests that run the whole task
+(one to four runs each, a second or two apiece) are in the integration tier (``make test``); what the
+server refuses is checked in the unit tier.
 """
 
 import anthropic
@@ -22,6 +24,7 @@ from stage.standin_server import SDK_ENV, TEST_KEY
 from stage.tasks import file_reading_task
 
 TASK = file_reading_task()
+RUNS = pytest.mark.integration        # whole runs of the task through HTTP
 
 
 @pytest.fixture
@@ -51,6 +54,7 @@ def replies(server) -> list[dict]:
 
 # ---- compaction, three ways -----------------------------------------------------------------------
 
+@RUNS
 def test_on_demand_the_block_goes_first_in_place_of_what_it_summarizes(desk):
     done = lever_run(desk, compact_on_demand(at_tokens=3_000))
     run = done.run
@@ -66,6 +70,7 @@ def test_on_demand_the_block_goes_first_in_place_of_what_it_summarizes(desk):
     assert max(lap.assembled_tokens for lap in run.laps) <= 3_000    # past it, the desk was compacted first
 
 
+@RUNS
 def test_in_the_background_the_swap_drops_exactly_what_was_sent(desk):
     """Asked at lap a over history[:n]; at lap a + 2 the desk is the block, then history[n:] -- every
     message appended while the summary was written stays after it."""
@@ -90,6 +95,7 @@ def test_in_the_background_the_swap_drops_exactly_what_was_sent(desk):
     assert swapped
 
 
+@RUNS
 def test_the_background_run_repeats_exactly(desk):
     first = lever_run(desk, compact_in_background(at_tokens=3_000, lag=2)).run
     again = lever_run(desk, compact_in_background(at_tokens=3_000, lag=2)).run
@@ -97,6 +103,7 @@ def test_the_background_run_repeats_exactly(desk):
         [(lap.actions, lap.event, lap.billed_input) for lap in again.laps]
 
 
+@RUNS
 @pytest.mark.parametrize("tail_turns", [0, 1, 2])
 def test_at_a_threshold_with_a_pause_the_tail_is_put_back_after_the_block(desk, tail_turns):
     done = lever_run(desk, server_compaction(3_000, pause=True, tail_turns=tail_turns))
@@ -116,6 +123,7 @@ def test_at_a_threshold_with_a_pause_the_tail_is_put_back_after_the_block(desk, 
             assert pair_problems([user("-")] + messages[at:]) == []
 
 
+@RUNS
 def test_instructions_replace_the_servers_summary_prompt(desk):
     """A vague prompt in place of the default one: the desk model writes the gist, and the rule is lost."""
     vague = lever_run(desk, server_compaction(3_000, instructions="Be brief.")).model.compactions
@@ -126,6 +134,7 @@ def test_instructions_replace_the_servers_summary_prompt(desk):
     assert not any(rule in (b["content"] or "").lower() for b in vague)
 
 
+@RUNS
 def test_threshold_compaction_bills_more_than_its_top_level_figures_say(desk):
     done = lever_run(desk, server_compaction(3_000))
     compactions = [p for usage in done.model.calls for p in usage.get("iterations", []) if p["type"] == "compaction"]
@@ -136,6 +145,7 @@ def test_threshold_compaction_bills_more_than_its_top_level_figures_say(desk):
 
 # ---- clearing -------------------------------------------------------------------------------------
 
+@RUNS
 def test_clearing_thinking_keeps_the_client_history_and_trims_what_the_model_reads(desk):
     kept_all = lever_run(desk, clear_thinking(None))
     trimmed = lever_run(desk, clear_thinking(1))
@@ -148,12 +158,14 @@ def test_clearing_thinking_keeps_the_client_history_and_trims_what_the_model_rea
     assert trimmed.billed_input < kept_all.billed_input
 
 
+@RUNS
 def test_clearing_tool_results_reports_what_it_cleared(desk):
     done = lever_run(desk, clear_old_tool_results(trigger_tokens=2_000, keep=2))
     assert done.model.applied and all(e["cleared_tool_uses"] > 0 for e in done.model.applied)
     assert max(done.read) < max(lap.assembled_tokens for lap in done.run.laps)   # the model read less than was sent
 
 
+@RUNS
 def test_count_tokens_with_the_edits_is_the_count_after_and_before(desk):
     history = lever_run(desk, memory_tool()).run.history
     clearing = clear_old_tool_results(trigger_tokens=2_000, keep=2).model(**where(desk))
@@ -166,6 +178,7 @@ def test_count_tokens_with_the_edits_is_the_count_after_and_before(desk):
 
 # ---- what the model supports: the Models API ------------------------------------------------------
 
+@RUNS
 def test_a_lever_the_model_lacks_is_skipped_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     with DeskServer(min_trigger=1_000, unsupported={"compact_20260112", "clear_thinking_20251015"}) as server:
@@ -221,6 +234,7 @@ def test_the_server_refuses_what_the_api_refuses(fields, betas, said):
             client.beta.messages.create(betas=betas, **request)
 
 
+@RUNS
 def test_a_full_history_run_through_the_levers_server_is_unchanged(desk):
     """No lever: the desk server answers exactly as before (no iterations, no thinking, no edits)."""
     run = run_agent(TASK.request, ClaudeModel(**where(desk)), context=FullHistory(), remarks=TASK.remarks)

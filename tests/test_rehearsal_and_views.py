@@ -122,3 +122,14 @@ def test_the_student_view_has_every_lesson_and_no_instructor_notes(tmp_path, mon
 def test_make_targets_exist():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "\nrunbook:" in makefile and "\nstudent-view:" in makefile and "\nrehearsal:" in makefile
+
+
+@pytest.mark.integration      # executes the five lessons (tools.executed)
+def test_the_clock_times_in_the_notes_agree_with_the_clock():
+    """A note that opens with a time (*7:19.*) sits where the rehearsal clock says that minute falls, give or
+    take two minutes; the notes hold no other clock times (the runbook has the minute marks)."""
+    found = rehearsal.note_times()
+    assert len(found) >= 5
+    for lesson, said, at in found:
+        (sh, sm), (ah, am) = (map(int, t.split(":")) for t in (said, at))
+        assert abs((sh * 60 + sm) - (ah * 60 + am)) <= 2, f"{lesson}: a note says {said}, the clock says {at}"

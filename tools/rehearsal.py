@@ -234,3 +234,29 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+NOTE_TIME = re.compile(r"\*(\d{1,2}):(\d\d)\.\*")
+
+
+def note_times(runs: dict | None = None) -> list[tuple[str, str, str]]:
+    """(lesson, the time an instructor note says, the time the clock puts that note at) for every note that
+    opens with a time like *7:19.*: the clock is the box's start plus the estimate of the cells before it."""
+    runs = executed() if runs is None else runs
+    found = []
+    for segment, rows, _ in segments(runs):
+        start_h, start_m = map(int, segment.start.split(":"))
+        elapsed = 0.0
+        for lesson, e in rows:
+            ran, cells, exercise = ran_cells(lesson, runs), lesson.core_part(segment.part), e.exercises
+            for i, cell in enumerate(cells):
+                if cell.cell_type == "markdown" and exercise and "exercise" in cell.source.lower() \
+                        and cell.source.startswith("## "):
+                    elapsed, exercise = elapsed + exercise, 0
+                said = NOTE_TIME.search(cell.source) if "instructor" in tags(cell) else None
+                if said:
+                    at = start_h * 60 + start_m + elapsed / 60
+                    found.append((lesson.name, f"{said.group(1)}:{said.group(2)}", f"{int(at // 60)}:{int(at % 60):02d}"))
+                elapsed += estimate_cells(cells[i:i + 2], ran).total - estimate_cells(cells[i + 1:i + 2], ran).total
+            elapsed += exercise
+    return found

@@ -37,6 +37,7 @@ import pytest
 from chromium import CHROMIUM, CHROMIUM_ARGS, need_chromium
 
 from stage.kernel import LANGUAGE_INFO
+from tools import build_views
 from stage.palette import FIXED, GOOD, WALL, ZONES, rgb
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -80,6 +81,11 @@ def fill_folder(folder: Path):
                    "print(verdict_line(True, 'the window slides'))\nprint(verdict_line(False, 'the rule fell off'))\n"
                    "display(verdict_bundle(True, 'shown big'), raw=True)\n"
                    "display(verdict_bundle(False, 'shown big'), raw=True)")
+    code = [c.source for lesson in LESSONS for c in nbformat.read(lesson, as_version=4).cells if c.cell_type == "code"]
+    fenced = "# The lessons' code, as the runbook shows it\n\n" + "".join(f"```python\n{c}\n```\n\n" for c in code)
+    fenced += "```text\n" + "x-1 " * 3 + "-".join(["app/auth.py"] * 40) + "\n```\n"   # sure to wrap somewhere
+    (folder / "runbook-fenced.md").write_text(fenced, encoding="utf-8")
+    (folder / "runbook-code.md").write_text(build_views.no_wrap_code(fenced), encoding="utf-8")
     (folder / "notebooks").mkdir()
     for lesson in LESSONS:
         shutil.copy(lesson, folder / "notebooks" / lesson.name)
@@ -438,3 +444,46 @@ def test_a_deck_opens_in_rise_with_its_styles_and_no_extension_it_cannot_run(pag
     failed = [m for m in messages if "Failed to create module" in m or "No satisfying version" in m]
     assert not failed, "extensions failed to load:\n" + "\n".join(failed)
     assert refused == [], f"requests left the machine: {refused}"
+
+
+# ---- the runbook's code ------------------------------------------------------------------------------------
+
+BREAKS_INSIDE_A_WORD = """(pre) => {
+  const found = [], range = document.createRange();
+  const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+  let top = null, before = '\\n', node;
+  while ((node = walker.nextNode())) {
+    const text = node.textContent;
+    for (let i = 0; i < text.length; i++) {
+      const letter = text[i];
+      if (letter === '\\n') { top = null; before = letter; continue; }
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const box = range.getClientRects()[0];
+      if (!box) continue;
+      if (top !== null && box.top > top + 2 && !/\\s/.test(before) && !/\\s/.test(letter))
+        found.push(text.slice(Math.max(0, i - 20), i) + ' | ' + text.slice(i, i + 20));
+      top = box.top; before = letter;
+    }
+  }
+  return found;
+}"""
+
+
+def wrapped_inside_words(page, url: str, name: str) -> list[str]:
+    page.goto(f"{url}/lab?reset", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.hasCommand('markdownviewer:open')",
+                           timeout=60_000)
+    page.evaluate(f"() => window.jupyterapp.commands.execute('docmanager:open', "
+                  f"{{path: '{name}', factory: 'Markdown Preview'}})")
+    page.wait_for_selector(".jp-RenderedMarkdown pre", timeout=30_000)
+    page.wait_for_timeout(500)
+    return [cut for pre in page.query_selector_all(".jp-RenderedMarkdown pre") for cut in pre.evaluate(BREAKS_INSIDE_A_WORD)]
+
+
+def test_runbook_code_never_wraps_inside_a_word_on_a_projector(page):
+    """JupyterLab's Markdown preview at 1280 x 720 wraps fenced code, at hyphens and slashes too; the runbook's
+    blocks (tools.build_views.no_wrap_code) do not wrap at all: a long line scrolls sideways."""
+    page, url, _, _ = page
+    assert wrapped_inside_words(page, url, "runbook-fenced.md"), "the check should see plain fenced code break"
+    broken = wrapped_inside_words(page, url, "runbook-code.md")
+    assert not broken, "runbook code breaks inside a word:\n" + "\n".join(broken[:10])

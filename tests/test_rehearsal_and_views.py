@@ -95,7 +95,7 @@ def test_the_runbook_teaches_from_the_last_run(tmp_path, monkeypatch):
         page = next(p for n, p in text.items() if lesson.name[:2] in n.split("_")[1])
         assert lesson.checkpoint_question in page and "What the class has just seen" in page
         assert "#### If the class runs late" in page and "saves" in page
-        assert "```text" in page and "figures/" in page, f"{lesson.name}: no expected output or picture"
+        assert 'data-lang="text"' in page and "figures/" in page, f"{lesson.name}: no expected output or picture"
         assert "the build: the room writes it" in page
     index = (tmp_path / "runbook" / "index.md").read_text(encoding="utf-8")
     assert "words/min" in index and "live typing" in index

@@ -15,6 +15,8 @@ Left out: HTML or PDF rendering (the pages are plain Markdown, shown by JupyterL
 from __future__ import annotations
 
 import base64
+import html
+import os
 import re
 import sys
 from pathlib import Path
@@ -219,7 +221,7 @@ def build_runbook() -> list[Path]:
         hours, minutes = segment.start.split(":")
         lessons = "-".join(lesson.name[:2] for lesson, _ in rows)
         target = folder / f"{int(hours):02d}{minutes}_{lessons}{'_knot' if segment.part == 'knot' else ''}.md"
-        target.write_text(box_page(segment, rows, total, runs, folder), encoding="utf-8")
+        target.write_text(no_wrap_code(box_page(segment, rows, total, runs, folder)), encoding="utf-8")
         written.append(target)
     index = folder / "index.md"
     index.write_text(index_page(written), encoding="utf-8")
@@ -252,10 +254,60 @@ def build_student_view() -> list:
         for cell in notebook.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
+            else:
+                cell.source = relink(cell.source, path.parent, folder, {p.name for p in LESSONS})
         target = folder / path.name
         nbformat.write(notebook, target)
         written.append(target)
     return written
+
+
+# ---- code that does not wrap --------------------------------------------------------------------------
+
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+NO_WRAP = "white-space: pre; overflow-x: auto"
+
+
+def no_wrap_code(markdown: str) -> str:
+    """Every fenced code block as a ``<pre>`` that never wraps: a long line scrolls sideways instead.
+
+    JupyterLab's Markdown preview wraps code blocks, and breaks lines at hyphens and slashes, so
+    ``app/auth.py`` or ``x-1`` could split across two lines. It keeps inline styles but drops ``<style>``
+    blocks, so the rule goes on each block. Other Markdown viewers show the same block unwrapped.
+    Example: "```python\nx = a-b\n```" -> '<pre data-lang="python" style="white-space: pre; …"><code …>x = a-b</code></pre>'
+    """
+    def block(found: re.Match) -> str:
+        language, code = found.group(1).strip(), html.escape(found.group(2).rstrip("\n"), quote=False)
+        return f'<pre data-lang="{language}" style="{NO_WRAP}"><code style="white-space: pre">{code}</code></pre>'
+
+    return FENCE.sub(block, markdown)
+
+
+# ---- links in the student view ------------------------------------------------------------------------
+
+LINK = re.compile(r"(\]\()([^)\s]+)|((?:href|src)=[\"'])([^\"']+)")
+
+
+def relink(markdown: str, source: Path, target: Path, copied: set[str]) -> str:
+    """Point the relative links of a lesson cell, written for ``source``, at the same files from ``target``.
+
+    A link to another lesson of the student view stays as it is (that copy sits beside it); any other
+    relative link -- ../exercises/, ../slides/, a notebook the view leaves out -- is rewritten to reach the
+    original file. Web links, anchors and links to files that do not exist are left alone.
+    Example: relink("[the exercise](../exercises/01_the_desk.ipynb)", notebooks/, build/student/, {...})
+    -> "[the exercise](../../exercises/01_the_desk.ipynb)"
+    """
+    def moved(found: re.Match) -> str:
+        before, link = (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
+        path, hash_, anchor = link.partition("#")
+        if not path or re.match(r"^[a-z]+:", path) or path.startswith("/") or path in copied:
+            return found.group(0)
+        original = (source / path).resolve()
+        if not original.exists():
+            return found.group(0)
+        return before + Path(os.path.relpath(original, target.resolve())).as_posix() + hash_ + anchor
+
+    return LINK.sub(moved, markdown)
 
 
 def main(argv: list[str]) -> int:

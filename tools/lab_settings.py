@@ -69,12 +69,6 @@ def write_settings(prefix: Path) -> list[Path]:
     return [merge_into(path, values) for path, values in files(prefix).items()]
 
 
-def write_overrides(prefix: Path) -> Path:
-    """Only the JupyterLab overrides. Example: write_overrides(Path(sys.prefix)) -> .../overrides.json"""
-    path = next(iter(files(prefix)))
-    return merge_into(path, OVERRIDES)
-
-
 def merge_into(path: Path, values: dict) -> Path:
     """Merge ``values`` into the JSON object in ``path``, one level deep (a plugin's keys beside others').
 

@@ -112,8 +112,8 @@ def plot_frame(ax, window: int | None, threshold: int | None):
     ax.set_xlabel("lap", fontsize=FONT, loc="right", labelpad=1)
     ax.set_ylabel("tokens", fontsize=FONT)
     ax.tick_params(labelsize=FONT)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:,.0f}"))
     ax.grid(alpha=0.3)
 
@@ -340,14 +340,19 @@ def fit(ax, text, smallest: float = FONT):
     renderer = _renderer(ax)
     if renderer is None:
         return text
-    right = ax.get_window_extent(renderer).x1
+    frame = ax.get_window_extent(renderer)        # the texts fitted here all start at the axes' left edge
+    if len(text.get_text()) * text.get_fontsize() * 0.75 * ax.figure.dpi / 72 < frame.width:
+        return text                         # short enough by any font's measure: no need to lay it out
+    right = frame.x1
     box = text.get_window_extent(renderer)
     if box.x1 > right and box.width > 0:
         text.set_fontsize(max(smallest, text.get_fontsize() * (right - box.x0) / box.width * 0.98))
-    words = text.get_text()
-    while text.get_window_extent(renderer).x1 > right and len(words) > 12:
-        words = words[:-2].rstrip()
+    words, box = text.get_text(), text.get_window_extent(renderer)
+    while box.x1 > right and len(words) > 12:          # cut in proportion, then check: one or two measurements
+        keep = int(len(words) * (right - box.x0) / box.width * 0.98)
+        words = words[:max(12, min(keep, len(words) - 1))].rstrip()
         text.set_text(words + "…")
+        box = text.get_window_extent(renderer)
     return text
 
 

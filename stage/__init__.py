@@ -6,7 +6,9 @@
 * ``offline``      -- the offline desk model: a few readable rules that react to what is on the desk
 * ``claude``       -- the real Claude through the ``anthropic`` SDK, the model list and prices; ``api_levers`` --
   the API's own levers (``lever_model`` sends them, ``server_compaction`` asks for summaries on demand)
-* ``plots``, ``widgets`` -- the pictures and the live dashboard
+* ``plots``, ``picture``, ``widgets`` -- the pictures, the dashboard's fast picture, and the live dashboard;
+  ``palette`` -- the one palette they (and the slides, and the verdicts) share, readable without colour
+* ``kernel``       -- the workbook's kernel: IPython's, naming its language as the lessons are saved
 * ``outcomes``     -- one-line verdicts computed from a run ("it ran the fix on staging")
 * ``tasks``, ``classroom`` -- the class task, and the notebooks' setup check
 * ``frontier``, ``subagent`` -- going further: dollars against tokens, and a fresh desk for a sub-task

@@ -313,9 +313,9 @@ class LivePlot:
 
     def __init__(self, on_lap: Callable[[Lap], None] | None = None, threshold: int | None = None,
                  rule: str | None = None, request: str | None = None, meter: Meter | None = None,
-                 label: str = ""):
+                 label: str = "", large: bool = False):
         self.on_lap, self.laps, self.handle = on_lap, [], None
-        self.picture = Picture(threshold, rule, request, meter, label)
+        self.picture = Picture(threshold, rule, request, meter, label, scale=LARGE if large else 1.0)
 
     def __call__(self, lap: Lap):
         self.laps.append(lap)

@@ -112,3 +112,11 @@ def test_every_notebook_is_saved_with_the_metadata_jupyterlab_would_set(path):
     assert metadata.get("language_info") == LANGUAGE_INFO, f"language_info should be {LANGUAGE_INFO}"
     assert metadata.get("kernelspec") == {"name": "python3", "display_name": spec["display_name"],
                                           "language": spec["language"]}
+
+
+def test_every_deck_has_the_css_file_rise_asks_for():
+    """RISE loads rise.css and <deck>.css from the deck's folder; a missing one is a 404 and a console error."""
+    decks = sorted((ROOT / "slides").glob("[0-9][0-9]_*.ipynb"))
+    assert decks and (ROOT / "slides" / "rise.css").is_file()
+    missing = [deck.name for deck in decks if not deck.with_suffix(".css").is_file()]
+    assert not missing, f"add slides/<deck>.css (it may hold only a comment) for: {missing}"

@@ -26,8 +26,9 @@ from harness.laps import Lap
 from harness.model import CLASS_WINDOW
 from harness.tokens import Meter
 from stage.palette import INK
-from stage.plots import (DPI, FONT, TITLE, end_labels, line_ends, plot_frame, plot_legend, plot_lines, round_up,
-                         default_meter, desk_blocks, desk_frame, desk_words, visibility_lines)
+from stage.plots import (DPI, FONT, TITLE, default_meter, desk_blocks, desk_frame, desk_words, end_labels,
+                         line_ends, plot_frame, plot_legend, plot_lines, round_up, update_desk, update_lines,
+                         visibility_lines)
 
 WIDTH, HEIGHT = 600, 480            # pixels at scale 1
 PLOT = (0.14, 0.50, 0.68, 0.42)   # the token plot's axes, as fractions of the picture: left, bottom, width, height
@@ -46,7 +47,7 @@ class Picture:
         self.meter = meter or default_meter()
         self.figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI * scale)
         self.canvas = FigureCanvasAgg(self.figure)
-        self._layout, self._background, self._kept = None, None, []
+        self._layout, self._background = None, None
 
     @property
     def scale(self) -> float:
@@ -60,32 +61,41 @@ class Picture:
 
     def png(self, laps: list[Lap], shown: int) -> bytes:
         """Lap ``shown`` of ``laps`` (0: nothing sent yet). ``laps`` (all known so far) sets the axes."""
-        foreground = self._foreground(laps, shown)
-        self.canvas.restore_region(self._background)
-        for artist in foreground:
+        self.canvas.restore_region(self._background_for(laps, shown))
+        for artist in self._show(laps, shown):
             self.figure.draw_artist(artist)
-        for artist in foreground:
-            artist.remove()
         return encode_png(self.canvas)
 
     def still(self, laps: list[Lap], shown: int) -> Figure:
         """The same picture as one ordinary matplotlib figure, every artist in it (to save, test or compare)."""
-        self._kept = self._foreground(laps, shown)
+        self._background_for(laps, shown)
+        self._show(laps, shown)
         return self.figure
 
-    def _foreground(self, laps: list[Lap], shown: int) -> list:
-        """The background ready, and this lap's own artists added on top of it."""
-        for artist in self._kept:
-            artist.remove()
-        self._kept = []
+    def _background_for(self, laps: list[Lap], shown: int):
         lap = laps[shown - 1] if shown else None
         self._prepare(laps, visibility_lines(lap, self.rule, self.request) if lap else [])
-        run = {self.label: laps[:shown]}
-        foreground = plot_lines(self.plot_ax, run)
-        foreground += end_labels(self.plot_ax, line_ends(run), group=list(self._fixed_labels))
-        if lap:
-            foreground += desk_blocks(self.desk_ax, lap, self.meter)
-        return foreground
+        return self._background
+
+    def _show(self, laps: list[Lap], shown: int) -> list:
+        """The lap's own artists -- made once per background, moved to this lap -- in drawing order."""
+        update_lines(self._lines, laps[:shown])
+        if not shown:                      # nothing sent yet: an empty plot, an empty desk
+            for artist in self._labels + self._desk:
+                artist.set_visible(False)
+            return self._lines
+        ends = line_ends({self.label: laps[:shown]})
+        if not self._labels:
+            self._labels = end_labels(self.plot_ax, ends, group=list(self._fixed))
+        for label, end in zip(self._labels, ends):
+            label.y = end[0]
+            label.set_visible(True)
+        if not self._desk:
+            self._desk = desk_blocks(self.desk_ax, laps[shown - 1], self.meter, zones=self._layout.zones)
+        for artist in self._desk:
+            artist.set_visible(True)                # update_desk hides the notice pointer when there is none
+        update_desk(self._desk, laps[shown - 1], self.meter)
+        return self._lines + self._labels + self._desk
 
     def _prepare(self, laps: list[Lap], words: list[str]):
         """Redraw the background only when it changes: a new run, a live run outgrew the axes, new words."""
@@ -95,7 +105,7 @@ class Picture:
         self.figure.clear()
         self.plot_ax, self.desk_ax = self.figure.add_axes(PLOT), self.figure.add_axes(DESK)
         run = {self.label: laps}
-        legend_from = plot_lines(self.plot_ax, run)          # drawn for the legend, then taken away
+        self._lines = plot_lines(self.plot_ax, run)         # the legend reads them; the background leaves them out
         plot_frame(self.plot_ax, layout.window, self.threshold)
         self.plot_ax.set_xlabel("")
         self.plot_ax.annotate("lap", (1, 0), xycoords="axes fraction", xytext=(7, -5), textcoords="offset points",
@@ -103,16 +113,18 @@ class Picture:
         self.plot_ax.set_xlim(0.5, layout.laps_room + 0.5)
         self.plot_ax.set_ylim(0, layout.tokens_room)
         plot_legend(self.plot_ax, run)
-        for artist in legend_from:
-            artist.remove()
-        self._fixed_labels = end_labels(self.plot_ax, line_ends({}, layout.window, self.threshold))
+        fixed = end_labels(self.plot_ax, line_ends({}, layout.window, self.threshold))
         if self.label:
             self.figure.text(PLOT[0], 0.995, self.label, va="top", fontsize=TITLE, fontweight="bold", color=INK)
         desk_frame(self.desk_ax, layout.window, layout.desk_room, self.threshold, layout.zones, lines=2)
         desk_words(self.desk_ax, words, self.threshold)
+        for artist in self._lines:
+            artist.set_visible(False)
         self.canvas.draw()
         self._background = self.canvas.copy_from_bbox(self.figure.bbox)
-        self._layout = layout
+        for artist in self._lines:
+            artist.set_visible(True)
+        self._fixed, self._labels, self._desk, self._layout = fixed, [], [], layout
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 import textwrap
 
+import numpy as np
+
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Annotation
@@ -92,6 +94,24 @@ def plot_lines(ax, runs: dict) -> list:
                                  textcoords="offset points", ha="right", color=WALL, fontsize=TITLE,
                                  fontweight="bold", gid="overflow"))
     return drawn
+
+
+def update_lines(drawn: list, laps: list[Lap]) -> None:
+    """Show ``laps`` (one run) on the artists ``plot_lines`` drew for that run: lines, markers, the overflow."""
+    x = [lap.number for lap in laps]
+    words = {words: kind for kind, (_, _, words) in EVENTS.items()}
+    overflowed = any(lap.kind == "overflow" for lap in laps)
+    for artist in drawn:
+        label = artist.get_label()
+        if label.startswith("raw history"):
+            artist.set_data(x, [lap.raw_tokens for lap in laps])
+        elif label.startswith("assembled"):
+            artist.set_data(x, [lap.assembled_tokens for lap in laps])
+        elif label in words:
+            hits = [(lap.number, lap.assembled_tokens) for lap in laps if lap.kind == words[label]]
+            artist.set_offsets(hits or np.empty((0, 2)))
+        elif label == "overflow" or artist.get_gid() == "overflow":
+            artist.set_visible(overflowed)
 
 
 def _styles(runs: dict) -> list:
@@ -300,26 +320,48 @@ def desk_frame(ax, window: int, room: float, threshold: int | None, zones, lines
               borderaxespad=0, borderpad=0)
 
 
-def desk_blocks(ax, lap: Lap, meter: Meter) -> list:
-    """This lap's blocks, left to right as sent, one collection per zone, and the headline. Returns them."""
+def desk_blocks(ax, lap: Lap, meter: Meter, zones=None) -> list:
+    """This lap's blocks, left to right as sent, one collection per zone, and the headline. Returns them.
+
+    ``zones``: a collection for each of these even where this lap has none, so ``update_desk`` can show
+    any later lap of the run on the same artists (the dashboard does, lap after lap).
+    """
+    drawn = [ax.add_artist(Rectangle((0, -BAND), 0, 2 * BAND, facecolor=FIXED.colour, edgecolor="white",
+                                     hatch=FIXED.hatch, gid="zone:fixed"))]
+    for zone in dict.fromkeys(zones or lap.zones):
+        look = ZONES.get(zone, ZONES["middle"])
+        drawn.append(ax.broken_barh([], (-BAND, 2 * BAND), facecolors=look.colour, edgecolor="white",
+                                    linewidth=1, hatch=look.hatch or None, gid=f"zone:{zone}"))
+    drawn.append(ax.annotate("▼", (0, BAND), xytext=(0, 1), textcoords="offset points", ha="center",
+                             va="bottom", fontsize=FONT, color=ZONES["notice"].colour, gid="notice"))
+    drawn.append(ax.annotate("", (0, BAND), xycoords=("axes fraction", "data"), xytext=(0, 4 + FONT * ROW + 4),
+                             textcoords="offset points", fontsize=TITLE, fontweight="bold", va="bottom",
+                             color=INK, gid="headline"))
+    update_desk(drawn, lap, meter)
+    return drawn
+
+
+def update_desk(drawn: list, lap: Lap, meter: Meter) -> None:
+    """Move the artists of ``desk_blocks`` to show ``lap``: block widths, the notice's pointer, the headline."""
     sizes = [meter.count(message) for message in lap.sent]
     fixed = max(lap.assembled_tokens - sum(sizes), 0) if lap.sent else 0
     lefts = [fixed + sum(sizes[:i]) for i in range(len(sizes))]
-    drawn = [ax.add_artist(Rectangle((0, -BAND), fixed, 2 * BAND, facecolor=FIXED.colour, edgecolor="white",
-                                     hatch=FIXED.hatch, gid="zone:fixed"))]
-    for zone in dict.fromkeys(lap.zones):
-        spans = [(left, size) for left, size, z in zip(lefts, sizes, lap.zones) if z == zone]
-        look = ZONES.get(zone, ZONES["middle"])
-        drawn.append(ax.broken_barh(spans, (-BAND, 2 * BAND), facecolors=look.colour, edgecolor="white",
-                                    linewidth=1, hatch=look.hatch or None, gid=f"zone:{zone}"))
-    notices = [left + size / 2 for left, size, zone in zip(lefts, sizes, lap.zones) if zone == "notice"]
-    if notices:                                        # a notice is a few tokens wide: point at it
-        drawn.append(ax.annotate("▼", (notices[0], BAND), xytext=(0, 1), textcoords="offset points", ha="center",
-                                 va="bottom", fontsize=FONT, color=ZONES["notice"].colour))
-    drawn.append(fit(ax, ax.annotate(headline(lap), (0, BAND), xycoords=("axes fraction", "data"),
-                                     xytext=(0, 4 + FONT * ROW + 4), textcoords="offset points", fontsize=TITLE,
-                                     fontweight="bold", va="bottom", color=INK, gid="headline")))
-    return drawn
+    for artist in drawn:
+        gid = artist.get_gid() or ""
+        if gid == "zone:fixed":
+            artist.set_width(fixed)
+        elif gid.startswith("zone:"):
+            spans = [(left, size) for left, size, zone in zip(lefts, sizes, lap.zones)
+                     if zone == gid[5:] or (gid == "zone:middle" and zone not in ZONES)]
+            artist.set_verts([[(x, -BAND), (x, BAND), (x + w, BAND), (x + w, -BAND), (x, -BAND)] for x, w in spans])
+        elif gid == "notice":                      # a notice is a few tokens wide: point at it
+            notices = [left + size / 2 for left, size, zone in zip(lefts, sizes, lap.zones) if zone == "notice"]
+            artist.set_visible(bool(notices))
+            artist.xy = (notices[0] if notices else 0, BAND)
+        elif gid == "headline":
+            artist.set_fontsize(TITLE)
+            artist.set_text(headline(lap))
+            fit(ax=artist.axes, text=artist)
 
 
 def desk_words(ax, lines: list[str], threshold: int | None = None) -> list:

@@ -122,6 +122,9 @@ def call(what: str, fn, *args, hint: str | None = None, **kwargs):
     except (NotImplementedError, Fail, NotDone, KeyboardInterrupt):
         raise
     except (Exception, SystemExit) as problem:
+        if hint is None and isinstance(problem, IndexError):
+            hint = ("your code reaches for an item the list does not have (such as laps[-2] or messages[1]): the "
+                    "smallest input -- one lap, one message, no events -- is a real case too.")
         raise Fail(f"{what} raised {error_line(problem)}{where(problem)}",
                    hint or "run it by hand on that input and read the traceback.") from None
 

@@ -57,10 +57,10 @@ def _known_cases():
     yield ("one tool result whose content is a list holding one text block of 1,000 characters",
            [_result([text_block(a)])], 1000, 0,
            "a tool_result's content may be a list of text blocks as well as a string: text_of(message) reads both.")
-    for size in (2, 3):
-        yield (f"40 messages of {size} characters each", [user("abc"[:size]) for _ in range(40)], 40 * size,
-               None, None)
     yield "an empty user message", [user("")], 0, None, None
+
+
+_SMALL = [("40 messages of 5 characters each", 5), ("40 messages of 7 characters each", 7)]
 
 
 def _growth_cases(rng: random.Random):
@@ -120,6 +120,12 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
                 named = mistaken is not None and abs(got - mistaken) <= max(1.0, 0.03 * mistaken)
                 raise Fail(f"tokens_of gave {got:,} for {where} ({chars:,} characters, so {chars / 4:,.2f} "
                            "tokens)", hint if named else _count_hint(got, messages, chars))
+        small = [(where, size, count(where, [user("abcdefg"[:size]) for _ in range(40)])) for where, size in _SMALL]
+        off = [(where, size, got) for where, size, got in small if abs(got - 10 * size) > 1]
+        if off:
+            where, size, got = off[0]
+            raise Fail(f"tokens_of gave {got:,} for {where} ({40 * size} characters, so {10 * size} tokens)",
+                       _small_hint([got for _, _, got in small]))
         rng = random.Random(seed)
         for where, smaller, bigger, added, hint in _growth_cases(rng):
             before, after = count(where + " (before)", smaller), count(where, bigger)
@@ -135,10 +141,26 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
             if abs(two - 2 * one) > 1:
                 raise Fail(f"tokens_of gave {one:,} for {where}, but {two:,} for the same messages twice over",
                            "the same messages twice hold twice the text: " + _RECIPE)
-        return ("tokens_of is chars/4: on 8 cases built to a known size, 4 that grow by a known amount, and 12 "
+        return ("tokens_of is chars/4: on 9 cases built to a known size, 4 that grow by a known amount, and 12 "
                 "fresh histories (non-ASCII, big tool inputs), doubled.")
 
     return verdict("tokens_of", body)
+
+
+def _small_hint(got: list) -> str:
+    """Name the rounding behind the counts of 40 messages of 5 and of 7 characters (50 and 70 tokens)."""
+    if got == [40, 40]:
+        return ("you round down each message, so every message loses up to one token. Add up the characters "
+                "first, then divide once.")
+    if got == [80, 80]:
+        return ("you round up each message, so every message adds up to one token too many. Add up the "
+                "characters first, then divide once.")
+    if got == [40, 80]:
+        return "you round each message, and the roundings add up. Add up the characters first, then divide once."
+    if all(g > 10 * size for g, (_, size) in zip(got, _SMALL)):
+        return ("you add something for every message: the task is chars/4 alone, no per-message overhead (the "
+                "real API adds a few, but that is not this meter).")
+    return _RECIPE
 
 
 def _count_hint(got, messages, chars) -> str:
@@ -166,15 +188,14 @@ def _count_hint(got, messages, chars) -> str:
          "that looks like a real tokenizer's count. This meter is the estimate you can do in your head: "
          "characters divided by 4."),
     ]
-    if got > chars / 4 and (got - chars / 4) / n >= 1:
-        mistakes.append((got, f"you add about {round((got - chars / 4) / n)} token(s) per message. The task is "
-                              "chars/4 alone: no per-message overhead (the real API adds a few, but that is "
-                              "not this meter)."))
+    mistakes += [(chars / 4 + k * n, f"you add {k} token(s) per message. The task is chars/4 alone: no per-message "
+                                      "overhead (the real API adds a few, but that is not this meter).")
+                 for k in range(1, 7)]
+    if got == 0:
+        return "you counted nothing for those messages: every message of the list counts, the first one too."
     distance, hint = min(((abs(got - value), hint) for value, hint in mistakes), key=lambda s: s[0])
     if distance <= max(1.0, 0.03 * abs(got)) and distance < abs(got - chars / 4) / 2:
         return hint
-    if got == 0:
-        return "you counted nothing for those messages: every message of the list counts, the first one too."
     return _RECIPE
 
 

@@ -229,7 +229,8 @@ def _lap_cases(seed: int):
     for n, (shape_name, shape, expected) in enumerate(_SHAPES):
         place = places[n % len(places)]
         piece = "don't touch production" if place == "quotes" else rng.choice(RULES)[1]
-        said = rng.choice([piece.capitalize(), piece.upper(), piece.title(), piece])
+        # each place first in lowercase (so a miss there is about the place), then in other cases
+        said = piece if n < len(places) else rng.choice([piece.capitalize(), piece.upper(), piece.title()])
         yield (f"made-up laps where the text {shape_name}, written {_PLACES[place]}",
                made_up_laps(rng, shape, place, said), piece, expected, shape, place, said)
     for place in ("call", "result list", "note", "quotes"):        # every place again, on the usual shape
@@ -254,18 +255,24 @@ def check_first_lap_without(first_lap_without, seed: int = 8) -> bool:
 
     def body():
         need_function(first_lap_without, "first_lap_without")
-        wrong, count = [], 0        # (where, got, expected, on, place, said, laps) for every case it got wrong
+        wrong, answers = [], []     # (where, got, expected, on, place, said, laps) for every case it got wrong
         for where, laps, piece, expected, on, place, said in _lap_cases(seed):
             got = call_on_copy(f"first_lap_without(laps, {piece!r}) [{where}]", first_lap_without, list(laps), piece,
                                changed_hint="only read the laps; do not sort, pop or edit them.",
                                hint="an empty list of laps is a real input: return None." if not laps else None)
-            count += 1
+            answers.append((got, expected))
             if got != expected or isinstance(got, bool):
                 wrong.append((where, got, expected, on, place, said, laps))
         if not wrong:
-            return (f"right on {count} cases: 5 real runs, made-up laps (the text in every kind of message, any "
+            return (f"right on {len(answers)} cases: 5 real runs, made-up laps (the text in every kind of message, any "
                     "case, one lap or many), no laps.")
-        # One hint for the whole pattern: one lap early on every case is counting from 0.
+        # One hint for the whole pattern: the same number whatever the laps is typed in; one lap early on
+        # every case is counting from 0.
+        if len({repr(got) for got, _ in answers}) == 1 and len({repr(want) for _, want in answers}) > 2:
+            where, got, expected, *_ = wrong[0]
+            raise Fail(f"[{where}] you said {got!r}, the laps say {expected!r}",
+                       "your answer is the same whatever the laps: work it out from the laps you are given, not "
+                       "from the class run's number.")
         if all(isinstance(got, int) and expected is not None and got == expected - 1 for _, got, expected, *_ in wrong):
             where, got, expected, *_ = wrong[0]
             raise Fail(f"[{where}] you said {got!r}, the laps say {expected!r}",
@@ -284,7 +291,8 @@ _MISSED = {
     "result": "inside a tool result: text_of(message) includes what the tools returned",
     "result list": "inside a tool result whose content is a list of text blocks: text_of(message) reads it",
     "note": "in the assistant's own note: search the assistant's messages too",
-    "call": "in the input of a tool call: text_of(message) includes every tool call, as `name {json of the input}`",
+    "call": ("in the input of a tool call, in an assistant message: text_of(message) includes every tool call, as "
+             "`name {json of the input}`"),
     "quotes": ("in a message that also holds quotes, and the printed form of a list escapes an apostrophe "
                "(\\'): search text_of(message) of each message, not str(lap.sent)"),
 }

@@ -18,6 +18,7 @@ from harness.compaction import ThreeZoneCompaction
 from harness.messages import is_plain_user, text_of, tool_results
 from harness.prompts import COMPACTION_TEMPLATE, FOLD_PROMPT, compaction_prompt
 from stage.offline.desk import sentences
+from stage.offline.summaries import asked_sections
 from stage.offline.rules import ruled_out
 from stage.tasks import GOAL, RULE, Task, file_reading_task
 
@@ -27,8 +28,12 @@ from .common import (COPIED, RULES, Fail, NotDone, call_on_copy, how_it_stopped,
 CARD_HEADER = "[Summary of earlier work]"
 _CHANGED = ("return a NEW list (head + [card] + tail); never insert into, delete from or edit the list you were "
             "given -- the raw history stays whole, the strategy only decides what is sent.")
-_SPLIT_CHANGED = ("slice the history into three new lists (messages[:1], messages[1:cut], messages[cut:]); never "
-                  "pop from or edit the list you were given -- it is the raw history.")
+_SPLIT_CHANGED = ("slice the history into three new lists; never pop from or edit the list you were given -- it is "
+                  "the raw history.")
+_SPLIT_ALIAS = ("each zone is a new list (a slice), never the list you were given itself: a later change to one would "
+                "change the other.")
+_COMPACT_ALIAS = ("return a copy, list(messages), even when there is nothing to compact: the caller keeps appending to "
+                  "its history, and what was sent must not change with it.")
 
 
 def tail_problem(messages, keep, tail) -> str | None:
@@ -96,7 +101,7 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
         for messages, keep in _split_scenarios(seed):
             size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
             got = call_on_copy(f"split_zones(<{size}>)", split_zones, messages, keep, changed_hint=_SPLIT_CHANGED,
-                               alias_hint=_SPLIT_CHANGED,
+                               alias_hint=_SPLIT_ALIAS,
                                hint="an empty history splits into three empty zones: ([], [], [])."
                                if not messages else None)
             if not (isinstance(got, tuple) and len(got) == 3 and all(is_messages(z) for z in got)):
@@ -147,7 +152,7 @@ def check_compact(compact, seed: int = 5) -> bool:
 
             size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
             out = call_on_copy(f"compact(<{size}>, summarize, {keep})", compact, messages, summarize, keep,
-                               changed_hint=_CHANGED, alias_hint=_CHANGED,
+                               changed_hint=_CHANGED, alias_hint=_COMPACT_ALIAS,
                                hint="an empty history has nothing to compact: return []." if not messages else None)
             problem = compact_problem(messages, keep, out, seen, returned[0] if returned else "", size)
             if problem:
@@ -241,6 +246,7 @@ def check_compaction_prompt(prompt) -> bool:
     - One string, with a `{transcript}` placeholder inside `<transcript>` ... `</transcript>` tags; any other brace doubled.
     - It asks for sections as bullet lines, and one of them always carries the standing constraints.
     - Every card stays within the card's word limit: say it with `{max_words}`, never a number of your own.
+    - It asks for a summary in so many words -- summarize, compact or fold: the offline model reads nothing else as a summary request.
     - It names no rule of its own: the card carries the rules the user gave.
     - Your own words: the lesson's `COMPACTION_TEMPLATE`, copied, is refused.
 
@@ -263,9 +269,7 @@ def check_compaction_prompt(prompt) -> bool:
                 if stated and int(stated.group(1)) < 60:
                     hint = f"your word limit ({stated.group(1)}) leaves no room for the rule: use {{max_words}}."
                 else:
-                    hint = ("the rule arrived mid-task, so it sits in the summarized middle, and your card did not "
-                            "keep it: ask, in a bullet line of its own, for a section that carries every rule the "
-                            "user gave, and say that it is never left out.")
+                    hint = _NO_RULES
                 raise Fail(f"[{where}] the fix went to {run_.database_target}; the last summary "
                            f"{'kept' if kept else 'lost'} the rule", hint)
             if number == 0:
@@ -273,6 +277,16 @@ def check_compaction_prompt(prompt) -> bool:
         return "3 runs with the rule said mid-task: every card carried it within its limit, every fix went to staging."
 
     return verdict("your compaction prompt", body)
+
+
+_NO_RULES = ("the rules arrived mid-task, so they sit in the summarized middle, and your card did not keep them: ask, "
+             "in a bullet line of its own, for a section that carries every rule the user gave, and say that it is "
+             "never left out.")
+
+
+def _asks_for_rules(prompt: str) -> bool:
+    """Does a bullet line of the prompt ask for the rules? (How the offline model reads a prompt's sections.)"""
+    return any(kind == "constraints" for _, kind in asked_sections(prompt))
 
 
 def _last_summary(run_, where, limit) -> str:
@@ -311,6 +325,11 @@ def prompt_shape(prompt, name: str = "your compaction prompt") -> None:
         raise Fail("the prompt does not wrap {transcript} in <transcript> ... </transcript> tags",
                    "the offline model treats a message as a request to summarize only when it holds a "
                    "<transcript> block with the transcript inside (Claude likes the tags too).")
+    if not re.search(r"\bsummar|\bcompact|\bfold\b", re.sub(r"<transcript>.*?</transcript>", " ", prompt, flags=re.S),
+                     re.I):
+        raise Fail("the prompt never asks for a summary in so many words",
+                   "say what you want -- summarize, compact or fold: the offline model writes a summary only when "
+                   "the prompt asks for one with such a word (Claude reads more, but say it anyway).")
     try:
         compaction_prompt("user: hello", 200, "", template=prompt)
     except (KeyError, IndexError, ValueError) as problem:
@@ -352,7 +371,7 @@ def two_rules_task(first: str, first_at: int, second: str, second_at: int) -> Ta
 def check_two_rules_prompt(prompt) -> bool:
     """Checks TWO_RULES_PROMPT, the rules as the task states them:
 
-    - Every rule of MY_PROMPT: one string, `{transcript}` inside `<transcript>` tags, the word limit as `{max_words}`, no rule of its own, your own words.
+    - Every rule of MY_PROMPT: one string, `{transcript}` inside `<transcript>` tags, the word limit as `{max_words}`, a summary asked for in so many words, no rule of its own, your own words.
     - With `max_words=40`, the last card holds both rules the user said in passing, word for word, and the fix goes to staging.
     - No card is over 40 words.
 
@@ -371,7 +390,9 @@ def check_two_rules_prompt(prompt) -> bool:
             if missing or run_.database_target != "staging":
                 print(f"The last card of that run:\n{last}\n")
                 goal_first = last.lstrip().lower().startswith(("goal", "- goal", "task"))
-                if not missing:
+                if missing and not _asks_for_rules(prompt):
+                    hint = _NO_RULES
+                elif not missing:
                     hint = "both rules are on the card, yet the fix went elsewhere: keep the production rule's words."
                 elif goal_first:
                     hint = (f"{TIGHT_WORDS} words go fast, and your card spends them on the goal first. The request "

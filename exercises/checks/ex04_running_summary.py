@@ -286,26 +286,29 @@ def check_token_bill(token_bill, seed: int = 10) -> bool:
 
 
 def _bill_hint(got, want, laps) -> str:
-    """Name the mistake by the numbers it gives on a made-up run."""
+    """Name the mistake by the numbers it gives on a made-up run (each number judged on its own)."""
     with_summary, without_summary = got
+    n = len(laps)
     if tuple(got) == want[::-1]:
         return "the pair is the wrong way round: (with_summary, without_summary)."
-    if with_summary in (sum(lap.total_input for lap in laps), laps[-1].total_input * len(laps)):
-        return "lap.total_input is already a running total: adding it up counts the early laps again and again."
-    if with_summary == sum(lap.assembled_tokens for lap in laps):
-        return ("the summary calls are billed too: lap.billed_input counts the desk sent AND the input of any "
-                "summary or fold call made that lap.")
-    if with_summary == want[0] + sum(lap.billed_output for lap in laps):
-        return "this bill is input tokens only: leave the output tokens out."
-    if len(laps) > 1 and with_summary == want[0] - laps[0].billed_input or without_summary == want[1] - laps[0].raw_tokens:
+    if n > 1 and (with_summary, without_summary) in ((want[0] - laps[0].billed_input, want[1] - laps[0].raw_tokens),
+                                                    (want[0] - laps[0].billed_input, want[1]),
+                                                    (0, want[1])) or n == 1 and with_summary == 0:
         return "lap 1 counts too: every lap of the list, the first one included."
-    if without_summary in (laps[-1].raw_tokens, laps[-1].raw_tokens * len(laps)):
+    if with_summary != want[0]:
+        if with_summary in (sum(lap.total_input for lap in laps), laps[-1].total_input * n) and n > 1:
+            return "lap.total_input is already a running total: adding it up counts the early laps again and again."
+        if with_summary == sum(lap.assembled_tokens for lap in laps):
+            return ("the summary calls are billed too: lap.billed_input counts the desk sent AND the input of any "
+                    "summary or fold call made that lap.")
+        if with_summary == want[0] + sum(lap.billed_output for lap in laps):
+            return "this bill is input tokens only: leave the output tokens out."
+        if with_summary == want[1]:
+            return "with the summary, the bill is what was really sent and billed, not the raw history."
+        return "with the summary, the bill is what was really billed that lap, fold calls included, over every lap."
+    if without_summary in (laps[-1].raw_tokens, laps[-1].raw_tokens * n):
         return ("without a strategy every lap re-sends its own whole raw history, and it grows lap by lap: the "
                 "bill adds each lap's raw_tokens, not the last lap's alone.")
-    if with_summary == want[1]:
-        return "with the summary, the bill is what was really sent and billed, not the raw history."
-    if with_summary != want[0]:
-        return "with the summary, the bill is what was really billed: lap.billed_input, over every lap."
     return "without the summary, each lap would have sent its whole raw history: lap.raw_tokens, over every lap."
 
 
@@ -415,12 +418,13 @@ def _sweep_problem(got, window, task, runs, where) -> Fail | None:
             "for less")
     laps = {pair: len(ran[pair].laps) for pair in kept}
     folds = {pair: sum(lap.summary_calls for lap in ran[pair].laps) for pair in kept}
-    if laps[got] == min(laps.values()):
-        return Fail(what, "the fewest laps is not the fewest tokens: compare what each run was billed (token_bill), "
-                          "not how many laps it took.")
     if kept[got] == max(kept.values()):
         return Fail(what, "that is the most expensive of them: keep the smallest bill, not the largest.")
-    if folds[got] == min(folds.values()):
+    if folds[got] == min(folds.values()) < max(folds.values()):
         return Fail(what, "fewer, bigger folds are not cheaper by themselves: the turns waiting to be folded ride "
                           "on every lap's desk. Compare the bills, not the number of fold calls.")
+    if laps[got] == min(laps.values()):
+        return Fail(what, "a run that took no more laps than yours billed less: the fewest laps is not the fewest "
+                          "tokens, and no pair is the answer for every request. Compare what each run was billed "
+                          "(token_bill).")
     return Fail(what, "compare token_bill(run.laps)[0] of every run that finished on staging, and keep the smallest.")

@@ -34,7 +34,7 @@ from harness.tokens import tiktoken_count
 from harness.tools import REPO_ROOT, WORKSPACE, Toolbox
 
 from .common import GOALS, Fail, call, model, need_function, once, verdict, watching
-from .memory_rules import GREENHOUSE_FINGERPRINT, MEMORY_CAP, copied, lines_of, memory_shape, with_memory
+from .memory_rules import GREENHOUSE_FINGERPRINT, MEMORY_CAP, lines_of, memory_shape, with_memory
 
 TIGHT_CAP = 30                 # tokens: the squeezed memory of task 3
 README = "exercises/README.md, 'The offline desk model'"
@@ -77,8 +77,8 @@ def check_memory(memory, budget) -> bool:
     """
 
     def body():
-        lines, cost = memory_shape(memory, budget)
-        copied(memory, [("the workspace's own CLAUDE.md", lines_of(WORKSPACE / "CLAUDE.md"))], "MEMORY")
+        lines, cost = memory_shape(memory, budget, originals=[("the workspace's own CLAUDE.md",
+                                                                lines_of(WORKSPACE / "CLAUDE.md"))])
         after = None
         for n, before, after in _sessions(memory, "memory"):
             if len(after.files_read) >= len(before.files_read):
@@ -142,10 +142,9 @@ def check_greenhouse_memory(memory) -> bool:
     """
 
     def body():
-        lines, cost = memory_shape(memory, MEMORY_CAP, name="GREENHOUSE_MEMORY", root=GREENHOUSE)
-        copied(memory, [("the greenhouse's own CLAUDE.md fingerprint", GREENHOUSE_FINGERPRINT),
-                         ("the class codebase's CLAUDE.md", lines_of(WORKSPACE / "CLAUDE.md"))],
-                "GREENHOUSE_MEMORY")
+        lines, cost = memory_shape(memory, MEMORY_CAP, name="GREENHOUSE_MEMORY", root=GREENHOUSE, originals=[
+            ("the greenhouse's own CLAUDE.md fingerprint", GREENHOUSE_FINGERPRINT),
+            ("the class codebase's CLAUDE.md", lines_of(WORKSPACE / "CLAUDE.md"))])
         after = None
         for n, before, after in _sessions(memory, "your memory", GREENHOUSE_GOALS, GREENHOUSE):
             if len(after.files_read) >= len(before.files_read):
@@ -177,8 +176,8 @@ _MEMORY_POOL = [
 ]
 # Lines that hold a constraint of the pool, or are held by one: another rule all the same.
 _NEAR = {
-    _CONSTRAINT_POOL[1]: "- Do not edit files under migrations/ that have already run, unless a reviewer asks.",
-    _CONSTRAINT_POOL[4]: "- No new dependencies.",
+    _CONSTRAINT_POOL[1]: "- Do not edit files under migrations/ that have already run. Ask before changing a new one.",
+    _CONSTRAINT_POOL[4]: "- No new dependencies",
 }
 HEADING = "Standing constraints:"
 

@@ -80,10 +80,10 @@ def _in_files(marker: str, root: Path) -> bool:
                for p in root.rglob("*") if p.is_file() and p.name not in ("CLAUDE.md", ".task.toml"))
 
 
-def memory_shape(memory, budget, name: str = "MEMORY", cap: int = MEMORY_CAP,
-                 root: Path = WORKSPACE) -> tuple[list[str], int]:
-    """Four lines at most, a sensible budget and within it (imports included), nothing that points at
-    nothing, no diary. Returns (lines, tokens)."""
+def memory_shape(memory, budget, name: str = "MEMORY", cap: int = MEMORY_CAP, root: Path = WORKSPACE,
+                 originals: tuple = ()) -> tuple[list[str], int]:
+    """Four lines at most, none copied from ``originals``, a sensible budget and within it (imports
+    included), nothing that points at nothing, no diary. Returns (lines, tokens)."""
     if memory is None or budget is None:
         raise NotDone(f"write {name} (the text of CLAUDE.md)" + (" and MEMORY_BUDGET (tokens)" if name == "MEMORY"
                                                                   else "") + ", then run this cell.")
@@ -97,6 +97,7 @@ def memory_shape(memory, budget, name: str = "MEMORY", cap: int = MEMORY_CAP,
         raise Fail(f"{name} has {len(lines)} lines",
                    "at most four lines: CLAUDE.md is loaded on every turn of every session, so only durable rules "
                    "and where-things-live pointers belong in it, not a diary or the codebase.")
+    copied(memory, list(originals), name)
     if budget > cap:
         raise Fail(f"a budget of {budget:,} tokens is too generous",
                    f"CLAUDE.md is paid on every turn: keep it to {cap} tokens or less.")
@@ -108,6 +109,10 @@ def memory_shape(memory, budget, name: str = "MEMORY", cap: int = MEMORY_CAP,
                        "session two loads nothing from it.")
     for line in lines:
         plain = re.sub(r"`[^`]*`", " ", line)
+        if DIARY.search(plain):
+            raise Fail(f"{name} has a diary line: {line.strip()!r}",
+                       "memory holds what is always true -- standing rules and where things live -- not what "
+                       "happened (no I or we did, no yesterday or last session, no found or fixed).")
         for named in PATHLIKE.findall(plain):
             if "://" not in named and not _exists(named, root):
                 raise Fail(f"{name} names {named}, which is not in {where}",
@@ -118,19 +123,15 @@ def memory_shape(memory, budget, name: str = "MEMORY", cap: int = MEMORY_CAP,
                 raise Fail(f"{name} quotes the marker `{marker.strip()}`, which no file of {where} holds",
                            "a marker you quote must be the one this codebase writes: look at how its own files "
                            "mark a change that has not run yet.")
-        if DIARY.search(plain):
-            raise Fail(f"{name} has a diary line: {line.strip()!r}",
-                       "memory holds what is always true -- standing rules and where things live -- not what "
-                       "happened (no I or we did, no yesterday or last session, no found or fixed).")
     cost = loaded(memory, root)[1]
     if cost > budget:
         imported = " and the files it imports" if imports_in(memory) else ""
-        raise Fail(f"{name}{imported} come to {cost} tokens, over " + ("your own budget" if name == "MEMORY"
-                                                                        else "the cap") + f" of {budget}",
-                   "an imported file is loaded on every turn too, so its tokens count. Trim it to the rules and "
-                   "pointers that matter" + (", or raise the budget (within the cap)." if name == "MEMORY" else
-                                             ": which line made session two faster, and which only repeats what "
-                                             "the code says?"))
+        raise Fail(f"{name}{imported} come{'' if imported else 's'} to {cost} tokens, over "
+                   + ("your own budget" if name == "MEMORY" else "the cap") + f" of {budget}",
+                   ("an imported file is loaded on every turn too, so its tokens count. " if imported else "")
+                   + "Trim it to the rules and pointers that matter"
+                   + (", or raise the budget (within the cap)." if name == "MEMORY" else
+                      ": which line made session two faster, and which only repeats what the code says?"))
     return lines, cost
 
 

@@ -19,6 +19,13 @@ from harness.messages import blocks_of, is_plain_user, pair_problems, safe_cuts,
 from .common import Fail, is_messages
 
 NOTICE = user(DROPPED_NOTICE)
+_COUNTER = ("count every message with the counter you are given, counter(message): the check tries two different "
+            "counters, and a desk measured another way can be over the budget, or shorter than it need be.")
+
+
+def _plain(message) -> int:
+    """chars/4 of one message: the count a window that ignores its ``counter`` is likely to use."""
+    return len(text_of(message)) // 4
 
 
 def size_of(messages, counter) -> int:
@@ -66,17 +73,22 @@ def _over_hint(messages, budget, counter, out, head) -> str:
     newest_fits = newest > len(head) and size_of(head + [NOTICE] + messages[newest:], counter) <= budget
     if budget == 0:
         return "a budget of 0 is not 'no limit': it leaves room for nothing, so return []."
+    if head and out[:1] == head and size_of(out[1:], counter) <= budget:
+        measured = (_plain(head[0]), len(text_of(head[0])) // 3)
+        if any(size_of(out[1:], counter) + guess <= budget for guess in measured):
+            return _COUNTER               # it did leave room for the request, but measured the request another way
+        return ("the pinned head counts against the budget too: the window over the rest only gets what the "
+                "head leaves, budget - counter(messages[0]).")
     if out == messages:
-        return "drop the oldest messages until what you send fits."
+        return "the whole history is over the budget you were given: drop the oldest messages until what you send fits."
     if out[-1:] == messages[-1:] and not newest_fits:
         return ("even the newest turn alone does not fit beside " + ("the request and " if head else "")
                 + "the notice, so nothing more fits: return " + ("[request]" if head else "[]")
                 + " rather than a desk over the budget (the API would refuse it).")
-    if head and out[:1] == head and size_of(out[1:], counter) <= budget:
-        return ("the pinned head counts against the budget too: the window over the rest only gets what the "
-                "head leaves, budget - counter(messages[0]).")
     if NOTICE in out and size_of([m for m in out if m != NOTICE], counter) <= budget:
         return "count every message you send against the budget, the notice included."
+    if size_of(out, _plain) <= budget or size_of(out, lambda m: len(text_of(m)) // 3) <= budget:
+        return _COUNTER
     return ("measure what you send (the notice and the messages you keep) against the budget, not the raw "
             "history.")
 
@@ -115,10 +127,16 @@ def _rest_problem(messages, budget, counter, rest, base, size) -> Fail | None:
                     + ("the request" if base else "nothing"),
                     "keep one unbroken run of the NEWEST messages: when the newest turn does not fit, nothing "
                     "older may take its place. Return " + ("[request]." if base else "[]."))
+    if rest[-1] != messages[-1]:
+        return Fail(f"for {size} the newest message is not on your desk",
+                    "a sliding window keeps the NEWEST messages and drops the oldest ones.")
     first = rest[0]
     if first != NOTICE:
         kept = first in messages[base:]
-        if kept and first["role"] == "assistant":
+        if kept and base:
+            hint = ("after the request, the notice goes first whenever you drop anything: exactly "
+                    "user(DROPPED_NOTICE), then the newest messages.")
+        elif kept and first["role"] == "assistant":
             hint = ("the API wants the desk to start with a user message. When you drop messages, put exactly "
                     "user(DROPPED_NOTICE) in front, and count it in the budget.")
         elif kept and tool_results(first):
@@ -149,6 +167,8 @@ def _rest_problem(messages, budget, counter, rest, base, size) -> Fail | None:
     if older:
         p = older[-1]
         exact = size_of([NOTICE] + messages[p:], counter) == budget
+        if size_of([NOTICE] + messages[p:], _plain) > budget >= size_of(rest, _plain):
+            return Fail(f"for {size} you dropped more than needed: from message {p} on, it still fitted", _COUNTER)
         return Fail(f"for {size} you dropped more than needed: from message {p} on, it still fitted"
                     + (" exactly" if exact else ""),
                     "a turn that brings the desk exactly to the budget fits: compare with <=, not <." if exact else
@@ -202,7 +222,8 @@ def remarks_problem(messages, budget, counter, out) -> Fail | None:
         smallest = user(DROPPED_NOTICE + " " + " ".join(user_remarks(messages[1:cuts[-1]]))) if cuts else None
         if cuts and size_of([messages[0], smallest] + messages[cuts[-1]:], counter) <= budget:
             return Fail(f"for {size} you sent only the request, though the newest turn fits beside it and its "
-                        "notice", "keep the newest messages that fit after the request and the notice.")
+                        "notice", "keep the newest messages that fit after the request and the notice (the notice "
+                                  "carries only what the user wrote, not the tool results, so it stays small).")
         return None
     notice = out[1]
     if not (is_plain_user(notice) and notice not in messages and kept == messages[start:] and start in cuts):
@@ -214,8 +235,14 @@ def remarks_problem(messages, budget, counter, out) -> Fail | None:
                     f"start the notice with DROPPED_NOTICE ({DROPPED_NOTICE!r}), then the user's words.")
     missing = _carries(text, user_remarks(messages[1:start]))
     if missing is not None:
+        strings = {m["content"] for m in messages[1:start] if m["role"] == "user" and isinstance(m["content"], str)}
+        lost = [r for r in user_remarks(messages[1:start]) if r not in text]
+        plain = lost and all(r in strings for r in lost) and len(lost) < len(user_remarks(messages[1:start]))
         return Fail(f"for {size} the user said {missing!r} in a dropped message, and your notice does not carry "
-                    "it" + (" (or not in the order it was said)" if missing in text else ""),
+                    "it" + (" in the order it was said" if missing in text else ""),
+                    "put the remarks into the notice in the order they were said." if missing in text else
+                    "a user message whose content is a plain string is what the user wrote too (an answer, a "
+                    "remark): carry it as well." if plain else
                     "collect the text blocks of every user message you drop (not the tool results) and put "
                     "them, word for word and in order, into the notice.")
     results = [text_of({"role": "user", "content": [b]}) for m in messages[1:start] for b in blocks_of(m)

@@ -4,6 +4,10 @@ The answers are in ``exercise_answers.py`` (instructor-only): for each task at l
 covering every kind of mistake issue 27 lists wherever that kind can occur, and at least three right ones
 written unlike the solution (unusual but correct). A wrong answer must print exactly one FAIL line, with a
 hint that holds the expected words; a right one must print PASS.
+
+Tiers: an answer whose check runs the agent with the answer inside it (a window or a fold loop in the
+loop, a prompt, a memory in session two, a sweep) takes seconds; those are in the integration tier, the
+rest (most of the corpus) in the unit tier.
 """
 
 from __future__ import annotations
@@ -15,6 +19,15 @@ import pytest
 from exercise_answers import KINDS, RIGHT, WHERE, WRONG, Lap, check_of
 
 TASKS = sorted({w.task for w in WRONG} | {r.task for r in RIGHT})
+# Tasks whose right answers reach runs of the agent (seconds each); wrong answers of the first set get there too.
+RUNS_WHEN_WRONG = {"cheapest_settings", "compaction_prompt", "two_rules_prompt"}
+RUNS_WHEN_RIGHT = RUNS_WHEN_WRONG | {"pinned_window", "remarks_window", "running_summary", "memory", "tight_memory",
+                                     "greenhouse_memory"}
+
+
+def tiered(items, slow):
+    return [pytest.param(a, marks=pytest.mark.integration, id=f"{a.task}: {a.name}") if a.task in slow else
+            pytest.param(a, id=f"{a.task}: {a.name}") for a in items]
 
 
 def verdict(check, *answer) -> tuple[bool, str]:
@@ -49,7 +62,7 @@ def test_the_answers_are_different_answers():
     assert len(names) == len(set(names)), [n for n in names if names.count(n) > 1]
 
 
-@pytest.mark.parametrize("answer", WRONG, ids=lambda w: f"{w.task}: {w.name}")
+@pytest.mark.parametrize("answer", tiered(WRONG, RUNS_WHEN_WRONG))
 def test_a_wrong_answer_is_rejected_with_the_hint_for_its_mistake(answer):
     ok, printed = verdict(check_of(answer.task), *resolved(answer.answer))
     assert ok is False, printed
@@ -58,7 +71,7 @@ def test_a_wrong_answer_is_rejected_with_the_hint_for_its_mistake(answer):
     assert answer.hint.lower() in lines[0].split("Hint:", 1)[1].lower(), lines[0]
 
 
-@pytest.mark.parametrize("answer", RIGHT, ids=lambda r: f"{r.task}: {r.name}")
+@pytest.mark.parametrize("answer", tiered(RIGHT, RUNS_WHEN_RIGHT))
 def test_a_right_answer_passes(answer):
     ok, printed = verdict(check_of(answer.task), *resolved(answer.answer))
     assert ok is True and "PASS:" in printed and "FAIL" not in printed, printed

@@ -136,10 +136,15 @@ def error_line(problem: BaseException) -> str:
 
 def where(problem: BaseException) -> str:
     """' (line 12: `return messages[0]`)' for the deepest frame outside the checks, or ''."""
-    frames = [f for f in traceback.extract_tb(problem.__traceback__) if _yours(f.filename)]
-    if not frames:
+    tb, frames = problem.__traceback__, []
+    while tb is not None:                   # only the last frames matter: endless recursion leaves a thousand
+        frames = (frames + [(tb.tb_frame, tb.tb_lineno)])[-40:]
+        tb = tb.tb_next
+    summary = traceback.StackSummary.extract(iter(frames))
+    yours = [f for f in summary if _yours(f.filename)]
+    if not yours:
         return ""
-    frame = frames[-1]
+    frame = yours[-1]
     code = f": `{frame.line.strip()}`" if frame.line else ""
     return f" (line {frame.lineno} of {frame.name}{code})"
 
@@ -190,12 +195,17 @@ def what_changed(original, given) -> str:
 
 def is_number(x) -> bool:
     """A real number a student may return: an int or a float (numpy's too), not a bool, not NaN or infinite."""
-    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+    if not isinstance(x, numbers.Real) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x) and abs(x) < 1e15        # a count of tokens, not 10**400
+    except (OverflowError, TypeError, ValueError):
+        return False
 
 
 def is_whole(x) -> bool:
     """A whole number: 7, numpy's int64(7) or 7.0 -- not True, not 7.5."""
-    return is_number(x) and float(x) == int(x)
+    return is_number(x) and float(x) == int(x)          # (is_number keeps it small enough for float)
 
 
 def is_messages(out) -> bool:

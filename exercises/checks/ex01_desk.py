@@ -63,8 +63,9 @@ def _known_cases():
 _SMALL = [("40 messages of 5 characters each", 5), ("40 messages of 7 characters each", 7)]
 
 
-def _growth_cases(rng: random.Random):
+def _growth_cases(seed: int):
     """(where, smaller, bigger, characters added, hint): one part grows by a known number of characters."""
+    rng = random.Random(seed)
     pad = "a" * 1200
     yield ("a write_file call whose input content grows by 1,200 characters",
            [_call("write_file", {"path": "app/x.py", "content": "x"})],
@@ -81,6 +82,16 @@ def _growth_cases(rng: random.Random):
     yield ("a fresh history whose last user message gets a second block of 1,200 characters", history, grown, 1200,
            "every block of a message counts, not only the first: a message may hold tool results and a remark.")
     yield ("a fresh history with one more message of 1,200 characters", history, history + [user(pad)], 1200, None)
+
+
+def _fresh_histories(seed: int):
+    """(where, history): fresh histories, some with non-ASCII text, some with big tool inputs."""
+    rng = random.Random(seed + 1000)
+    for n in range(12):
+        history = random_history(rng, turns=rng.randint(3, 12), wide=0.3 if n % 3 == 0 else 0.0,
+                                 big_inputs=n % 3 == 1)
+        kind = ", non-ASCII text" if n % 3 == 0 else ", big tool inputs" if n % 3 == 1 else ""
+        yield f"a fresh history of {len(history)} messages{kind}", history
 
 
 def check_tokens_of(tokens_of, seed: int = 1) -> bool:
@@ -126,17 +137,12 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
             where, size, got = off[0]
             raise Fail(f"tokens_of gave {got:,} for {where} ({40 * size} characters, so {10 * size} tokens)",
                        _small_hint([got for _, _, got in small]))
-        rng = random.Random(seed)
-        for where, smaller, bigger, added, hint in _growth_cases(rng):
+        for where, smaller, bigger, added, hint in once(("growth cases", seed), lambda: list(_growth_cases(seed))):
             before, after = count(where + " (before)", smaller), count(where, bigger)
             if abs((after - before) - added / 4) > 2:
                 raise Fail(f"on {where} your count went from {before:,} to {after:,}: it should grow by about "
                            f"{added // 4:,}", hint or _RECIPE)
-        for n in range(12):
-            history = random_history(rng, turns=rng.randint(3, 12), wide=0.3 if n % 3 == 0 else 0.0,
-                                     big_inputs=n % 3 == 1)
-            kind = ", non-ASCII text" if n % 3 == 0 else ", big tool inputs" if n % 3 == 1 else ""
-            where = f"a fresh history of {len(history)} messages{kind}"
+        for where, history in once(("token histories", seed), lambda: list(_fresh_histories(seed))):
             one, two = count(where, history), count(where + ", twice over", history + history)
             if abs(two - 2 * one) > 1:
                 raise Fail(f"tokens_of gave {one:,} for {where}, but {two:,} for the same messages twice over",

@@ -103,7 +103,8 @@ def _try_window_scenarios(window_fn, name: str, seed: int, pinned: bool) -> int:
     need_function(window_fn, name)
     empty_hint = "an empty history is a real input (nothing has happened yet): return []."
     count = 0
-    for messages, budget, counter in [([], 100, Meter("chars4").count)] + list(window_scenarios(seed, pinned)):
+    scenarios = once(("window cases", seed, pinned), lambda: list(window_scenarios(seed, pinned)))
+    for messages, budget, counter in [([], 100, Meter("chars4").count)] + scenarios:
         out = call_on_copy(f"{name}(<{len(messages)} messages>, {budget}, counter)", window_fn, messages, budget,
                            counter, changed_hint=_CHANGED, alias_hint=_ALIAS, hint=None if messages else empty_hint)
         problem = window_problem(messages, budget, counter, out, pinned=pinned, name=name)
@@ -256,7 +257,7 @@ def check_first_lap_without(first_lap_without, seed: int = 8) -> bool:
     def body():
         need_function(first_lap_without, "first_lap_without")
         wrong, answers = [], []     # (where, got, expected, on, place, said, laps) for every case it got wrong
-        for where, laps, piece, expected, on, place, said in _lap_cases(seed):
+        for where, laps, piece, expected, on, place, said in once(("lap cases", seed), lambda: list(_lap_cases(seed))):
             got = call_on_copy(f"first_lap_without(laps, {piece!r}) [{where}]", first_lap_without, list(laps), piece,
                                changed_hint="only read the laps; do not sort, pop or edit them.",
                                hint="an empty list of laps is a real input: return None." if not laps else None)
@@ -413,7 +414,8 @@ def check_remarks_window(remarks_window, seed: int = 9) -> bool:
 
     def body():
         need_function(remarks_window, "remarks_window")
-        scenarios = [([], 100, Meter("chars4").count)] + list(_remarks_scenarios(seed))
+        scenarios = [([], 100, Meter("chars4").count)] + once(("remarks cases", seed),
+                                                               lambda: list(_remarks_scenarios(seed)))
         for messages, budget, counter in scenarios:
             out = call_on_copy(f"remarks_window(<{len(messages)} messages>, {budget}, counter)", remarks_window,
                                messages, budget, counter, changed_hint=_CHANGED, alias_hint=_ALIAS,

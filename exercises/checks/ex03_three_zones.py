@@ -22,7 +22,7 @@ from stage.offline.summaries import asked_sections
 from stage.offline.rules import ruled_out
 from stage.tasks import GOAL, RULE, Task, file_reading_task
 
-from .common import (COPIED, RULES, Fail, NotDone, call_on_copy, how_it_stopped, is_messages, need_function,
+from .common import (COPIED, RULES, Fail, NotDone, call_on_copy, how_it_stopped, is_messages, need_function, once,
                      overlap, random_history, run, verdict, word_bag, worked_history)
 
 CARD_HEADER = "[Summary of earlier work]"
@@ -98,7 +98,7 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
     def body():
         need_function(split_zones, "split_zones")
         count = 0
-        for messages, keep in _split_scenarios(seed):
+        for messages, keep in once(("split cases", seed), lambda: list(_split_scenarios(seed))):
             size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
             got = call_on_copy(f"split_zones(<{size}>)", split_zones, messages, keep, changed_hint=_SPLIT_CHANGED,
                                alias_hint=_SPLIT_ALIAS,
@@ -141,7 +141,7 @@ def check_compact(compact, seed: int = 5) -> bool:
     def body():
         need_function(compact, "compact")
         count = 0
-        for n, (messages, keep) in enumerate(_split_scenarios(seed)):
+        for n, (messages, keep) in enumerate(once(("split cases", seed), lambda: list(_split_scenarios(seed)))):
             seen, returned = [], []
 
             def summarize(part, n=n):

@@ -18,6 +18,7 @@ Left out: output tokens and prompt caching in the bill (``harness.cost`` has bot
 
 from __future__ import annotations
 
+import copy
 import random
 
 from harness.compaction import ThreeZoneCompaction, turn_starts
@@ -71,7 +72,7 @@ def check_running_summary(running_summary, seed: int = 6) -> bool:
     def body():
         need_function(running_summary, "running_summary")
         count = 0
-        for events, chunk, start in _fold_cases(seed):
+        for events, chunk, start in once(("fold cases", seed), lambda: list(_fold_cases(seed))):
             calls = []
 
             def fold(summary, new_events, calls=calls):
@@ -343,13 +344,23 @@ def finished_on_staging(run_) -> bool:
 
 
 class Recorder:
-    """The ``run_with`` the check hands your function: it runs what you ask and remembers every run."""
+    """The ``run_with`` the check hands your function: it runs what you ask and remembers every run.
+
+    The runs themselves hold no code of yours, so each is made once per kernel; you get a copy of it.
+    """
 
     def __init__(self, root):
         self.root, self.runs = root, []          # runs: (chunk_turns, tail_turns, window, task, run)
 
     def __call__(self, chunk_turns, tail_turns, window, task):
-        done = run_with(chunk_turns, tail_turns, window, task, self.root)
+        try:
+            key = ("sweep", chunk_turns, tail_turns, window, task.request, tuple(sorted(task.remarks.items())),
+                   str(self.root))
+            hash(key)
+        except (AttributeError, TypeError):
+            key = None
+        made = lambda: run_with(chunk_turns, tail_turns, window, task, self.root)   # noqa: E731
+        done = copy.deepcopy(once(key, made)) if key else made()
         self.runs.append((chunk_turns, tail_turns, window, task, done))
         return done
 

@@ -16,6 +16,7 @@ import hashlib
 import re
 import shutil
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 from harness.memory import imports_in, load_memory, system_prompt
@@ -38,8 +39,12 @@ def _codebase_copy(root: Path, folder: Path, memory: str) -> Path:
     return copy_root
 
 
+@lru_cache(maxsize=64)
 def loaded(memory: str, root: Path = WORKSPACE):
-    """(session two's system prompt, tokens of the memory and every file it imports) for ``memory`` at ``root``."""
+    """(session two's system prompt, tokens of the memory and every file it imports) for ``memory`` at ``root``.
+
+    Loading reads only the codebase and the memory, so the same memory loads the same way: kept for reuse.
+    """
     with tempfile.TemporaryDirectory() as folder:
         copy_root = _codebase_copy(root, Path(folder), memory)
         files = load_memory(user=None, project=copy_root / "CLAUDE.md", local=None)

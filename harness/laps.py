@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.context import CompactionFailed
+from harness.context import CompactionFailed, PieceFailed
 from harness.model import ContextOverflow, ModelError
 from harness.tools import Toolbox
 
@@ -24,7 +24,7 @@ class Lap:
     number: int
     raw_tokens: int              # what the whole history would cost to send
     assembled_tokens: int        # what was actually sent
-    kind: str = "none"           # none | drop | compact | fold | clear | stuck | summary_failed | overflow
+    kind: str = "none"     # none | drop | compact | fold | clear | stuck | summary_failed | overflow | piece_failed
     event: str = ""
     model_calls: int = 1         # this lap's calls, summary calls included
     summary_calls: int = 0
@@ -47,7 +47,7 @@ class Run:
     history: list[dict]
     laps: list[Lap]
     toolbox: Toolbox
-    stopped: str = "max_laps"    # answered | max_laps | overflow | model_error | compaction_failed
+    stopped: str = "max_laps"    # answered | max_laps | overflow | model_error | compaction_failed | piece_failed
     final: str = ""
     problem: str = ""
 
@@ -103,11 +103,13 @@ class Bookkeeper:
 
     def stop(self, lap: LapScope, problem: Exception):
         """An overflow, a failed summary or an API error ended the run on this lap: record why."""
-        stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error"}
+        stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error",
+                 PieceFailed: "piece_failed"}
         stop = next(name for cls, name in stops.items() if isinstance(problem, cls))
         self.run.stopped, self.run.problem = stop, str(problem)
         r = lap.record
-        r.kind = {"overflow": "overflow", "compaction_failed": "summary_failed"}.get(stop, r.kind)
+        r.kind = {"overflow": "overflow", "compaction_failed": "summary_failed",
+                  "piece_failed": "piece_failed"}.get(stop, r.kind)
         r.event = str(problem)
         self.finish(lap, r.actions)
 

@@ -114,20 +114,9 @@ def test_the_text_sweep_finds_a_solution_where_there_is_one():
     assert not holds_a_solution("notice = user(DROPPED_NOTICE)\n")          # one short line is not a solution
 
 
-LESSONS = "notebooks/"
-
-
 def test_no_file_a_student_receives_holds_a_solution():
-    hits = [f"{path} holds {hit}" for path in instructor_only.student_files() if not path.startswith(LESSONS)
-            for hit in holds_a_solution(_text_of(path) or "")]
-    assert not hits, "\n".join(hits)
-
-
-@pytest.mark.xfail(strict=True, reason="the lesson notebooks (issue 24's) show the finished tokens_of and sliding "
-                   "window, which are exercise 01's and 02's first answers; when they move to an instructor-only "
-                   "copy (list it in exercises/INSTRUCTOR_ONLY) this passes: then remove this marker")
-def test_no_lesson_notebook_a_student_receives_holds_a_solution():
-    hits = [f"{path} holds {hit}" for path in instructor_only.student_files() if path.startswith(LESSONS)
+    """Lesson notebooks included: a lesson's finished piece must not be an exercise's answer, word for word."""
+    hits = [f"{path} holds {hit}" for path in instructor_only.student_files()
             for hit in holds_a_solution(_text_of(path) or "")]
     assert not hits, "\n".join(hits)
 

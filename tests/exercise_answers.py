@@ -73,7 +73,7 @@ WHERE = {
     "hardcoded": ["smallest_window", "first_lap_without", "cheapest_settings", "compaction_prompt",
                   "two_rules_prompt", "token_bill"],
     "param": ["sliding_window", "pinned_window", "split_zones", "compact", "running_summary", "cheapest_settings",
-              "compaction_prompt", "two_rules_prompt"],
+              "compaction_prompt", "two_rules_prompt", "promote"],
     "limits": ["remarks_window", "pinned_window", "compaction_prompt", "two_rules_prompt", "memory", "tight_memory",
                "greenhouse_memory"],
     "substring": ["promote"], "duplicate": ["promote"], "next-heading": ["promote"], "dash": ["promote"],
@@ -1972,6 +1972,10 @@ def promote_peeking_past_the_end(summary, memory_path):
     return _promote_lines(summary, memory_path, pick=lambda s: rules)
 
 
+def promote_into_a_file_of_its_own(summary, memory_path):
+    return _promote_lines(summary, "CLAUDE.md")                   # "the memory is CLAUDE.md"
+
+
 PR = "promote"
 wrong(PR, promote_the_whole_summary, "only the bullets right under the 'Standing constraints:' heading")
 wrong(PR, promote_without_checking, "do not duplicate lines", "duplicate")
@@ -1991,6 +1995,7 @@ wrong(PR, promote_reading_past_the_next_heading, "the next heading ends the sect
 wrong(PR, promote_dropping_the_dash, "its leading '- ' included", "dash")
 wrong(PR, promote_through_the_harness, "write promote yourself")
 wrong(PR, promote_peeking_past_the_end, "the smallest input", "index")
+wrong(PR, promote_into_a_file_of_its_own, "write to memory_path", "param")
 
 
 def promote_through_a_temporary_file(summary, memory_path):

@@ -23,6 +23,7 @@ import builtins
 import contextlib
 import errno
 import io
+import os
 import random
 import tempfile
 from pathlib import Path
@@ -268,7 +269,7 @@ def _promote_case(promote, rng, n, path):
                 7: ", memory holds a shorter rule", 8: ", one rule listed twice", 9: " (a real card)"}.get(n, "")
              + (", one already in memory" if n % 3 == 1 and n not in (2, 7) else ""))
     target = str(path) if n % 2 else path                          # a str or a Path, both must work
-    with watching(harness.promote.__file__) as borrowed:
+    with watching(harness.promote.__file__) as borrowed, elsewhere(where):
         returned = call(f"promote(summary, memory_path) [{where}]", promote, summary, target)
     if borrowed:
         raise Fail(f"[{where}] your promote called the harness's own ({borrowed[0]} in harness/promote.py)",
@@ -280,13 +281,43 @@ def _promote_case(promote, rng, n, path):
     _memory_lines_problem(lines, existing, constraints, where)
     added = [line for line in lines if line not in existing]
     _returned_problem(returned, added, existing, where)
-    again = call(f"promote run a second time [{where}]", promote, summary, target)
+    with elsewhere(where):
+        again = call(f"promote run a second time [{where}]", promote, summary, target)
     if path.read_text(encoding="utf-8") != first:
         raise Fail(f"[{where}] running promote twice changed the file",
                    "do not duplicate lines: before appending, check what the file already holds.")
     if again not in ([], ()):
         raise Fail(f"[{where}] the second run returned {again!r}, though it added nothing",
                    "return only the lines this call added: the second time, that is [].")
+
+
+_GUARDED = [WORKSPACE / "CLAUDE.md", GREENHOUSE / "CLAUDE.md"]
+
+
+@contextlib.contextmanager
+def elsewhere(where: str):
+    """Run promote from an empty folder of its own; FAIL if it wrote anywhere but the file it was given.
+
+    A promote that ignores ``memory_path`` and writes "CLAUDE.md" lands in that empty folder, where the
+    check sees it; one that writes a workspace's own CLAUDE.md gets that file put back as it was.
+    """
+    before = {p: p.read_bytes() for p in _GUARDED if p.exists()}
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)
+        try:
+            yield
+        finally:
+            os.chdir(here)
+            strays = sorted(p.name for p in Path(folder).iterdir())
+            touched = [p for p, data in before.items() if not p.exists() or p.read_bytes() != data]
+            for p in touched:
+                p.write_bytes(before[p])
+    if touched or strays:
+        raise Fail(f"[{where}] promote wrote to " + (f"{touched[0]} (now put back as it was)" if touched else
+                                                     f"{strays[0]} in the folder it was run from")
+                   + ", not to the memory_path it was given",
+                   "write to memory_path, the file you are given -- never a path of your own.")
 
 
 def _under_heading(summary: str) -> list[str]:

@@ -574,6 +574,19 @@ def window_crashing_on_one_message(messages, budget, counter):
     return sol_sliding(messages, budget, counter) if newest else []
 
 
+def window_cutting_before_assistants_only(messages, budget, counter):
+    """Cuts only just before an assistant message: a cut before a plain user message is never tried."""
+    if sum(counter(m) for m in messages) <= budget:
+        return list(messages)
+    notice = user(DROPPED_NOTICE)
+    start = len(messages)
+    for cut in reversed([c for c in safe_cuts(messages)[:-1] if messages[c]["role"] == "assistant"]):
+        if sum(counter(m) for m in [notice] + messages[cut:]) > budget:
+            break
+        start = cut
+    return [] if start == len(messages) else [notice] + messages[start:]
+
+
 def window_as_a_tuple(messages, budget, counter):
     return tuple(sol_sliding(messages, budget, counter))
 
@@ -599,6 +612,7 @@ wrong(W, window_of_a_fixed_size, "budget", "param", "hardcoded")
 wrong(W, window_dropping_one_turn_when_the_raw_history_is_over, "not the raw history", "raw")
 wrong(W, window_crashing_on_one_message, "the smallest input", "one", "index")
 wrong(W, window_as_a_tuple, "return a list of message dicts", "shape")
+wrong(W, window_cutting_before_assistants_only, "a cut may fall before a user message")
 
 
 def window_walking_forward(messages, budget, counter):
@@ -1829,6 +1843,9 @@ right(M, ("- Database changes go to staging only.\n" + WHERE_LINES, 60), "a rule
 right(M, ("- Production must never be touched.\n" + WHERE_LINES, 60), "the negation after the target")
 right(M, ("Production is off limits.\r\nSign-in bugs: see app/auth.py; fixes are in migrations/*.sql.\r\n", 60),
       "no dashes, Windows line ends, a glob")
+right(M, ("- Never touch prod/live: read/write work happens on staging only.\n"
+          "- Email and login: app/auth.py (sign-in); data fixes: migrations/, pending ones say `-- status: pending`.",
+          80), "words with slashes that are not paths")
 
 
 # ---- 05 · promote ---------------------------------------------------------------------------------------

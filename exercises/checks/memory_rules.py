@@ -71,6 +71,12 @@ PATHLIKE = re.compile(r"(?<![\w@:/.-])((?:[\w.-]+/)+[\w.*-]*|[\w-]+\.(?:py|sql|m
 MARKER = re.compile(r"`(\s*(?:--|#)[^`]*)`")
 
 
+def _looks_like_a_path(name: str) -> bool:
+    """A folder (ends with /), a file (has an extension) or a glob -- not 'and/or' or 'prod/live'."""
+    last = name.rstrip(".,;:").rsplit("/", 1)[-1]
+    return name.rstrip(".,;:").endswith("/") or "*" in name or bool(re.search(r"\.\w{1,5}$", last))
+
+
 def _exists(name: str, root: Path) -> bool:
     """Is ``name`` (a path, a folder, a glob, or a bare file name) somewhere in the codebase at ``root``?"""
     name = name.rstrip("/.,;:")
@@ -119,6 +125,8 @@ def memory_shape(memory, budget, name: str = "MEMORY", cap: int = MEMORY_CAP, ro
                        "memory holds what is always true -- standing rules and where things live -- not what "
                        "happened (no I or we did, no yesterday or last session, no found or fixed).")
         for named in PATHLIKE.findall(plain):
+            if not _looks_like_a_path(named):
+                continue                              # "prod/live", "read/write": words, not a place
             if "://" not in named and not _exists(named, root):
                 raise Fail(f"{name} names {named}, which is not in {where}",
                            "every file or folder your memory names must exist in this codebase: a pointer to "

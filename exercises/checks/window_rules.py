@@ -169,11 +169,16 @@ def _rest_problem(messages, budget, counter, rest, base, size) -> Fail | None:
         exact = size_of([NOTICE] + messages[p:], counter) == budget
         if size_of([NOTICE] + messages[p:], _plain) > budget >= size_of(rest, _plain):
             return Fail(f"for {size} you dropped more than needed: from message {p} on, it still fitted", _COUNTER)
+        if exact:
+            hint = "a turn that brings the desk exactly to the budget fits: compare with <=, not <."
+        elif is_plain_user(messages[p]) and messages[start]["role"] == "assistant":
+            hint = ("a cut may fall before a user message that carries no tool result (an answer, a remark): "
+                    "it is a safe cut too, so keep the messages from there.")
+        else:
+            hint = ("keep as much as fits: take the oldest safe cut whose desk (notice + messages[cut:]) fits, "
+                    "not a newer one.")
         return Fail(f"for {size} you dropped more than needed: from message {p} on, it still fitted"
-                    + (" exactly" if exact else ""),
-                    "a turn that brings the desk exactly to the budget fits: compare with <=, not <." if exact else
-                    "keep as much as fits: take the oldest safe cut whose desk (notice + messages[cut:]) fits, not "
-                    "a newer one.")
+                    + (" exactly" if exact else ""), hint)
     return None
 
 

@@ -4,8 +4,13 @@
 The harness's ``ThreeZoneCompaction(tail_turns=...)`` counts TURNS instead; the exercise counts
 messages so that the orphaned tool_result -- the trap of this lesson -- can happen.
 
-The summary card ``compact`` makes is one user message: ``CARD_HEADER``, a newline, then exactly
-the text ``summarize`` returned.
+The checks never split a history themselves. ``tail_problem`` asks what must hold of any right tail
+(it does not start with a tool_result, holds at least ``keep_messages`` messages, and is longer only when
+every shorter one would start with a tool_result); ``compact`` is judged by what it handed ``summarize``
+and what it returned. The summary card is one user message: ``CARD_HEADER``, a newline, then exactly
+the text ``summarize`` returned. The prompts are judged by runs of ThreeZoneCompaction with them: the
+rule kept, the fix on staging, every card within its word limit.
+
 Left out: a second compaction folding the first card in (the harness does it; the exercise does not).
 """
 

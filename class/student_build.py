@@ -43,7 +43,7 @@ LEFT_OUT = ("exercises/solutions/", "tests/", ".ci/")
 CHECKS = "exercises/checks"
 RECORDED = "recorded.json"
 BRANCH = "student"
-KEEP_IN_DEST = {".git", ".venv", "node_modules", "server-files"}    # made on the server, not by this build
+KEEP_IN_DEST = {".git", ".venv", "node_modules", "server-files", "build"}   # made on the server, not here
 
 # The lookup the student copy's checks use instead of the instructor-only code. The same text is run in the
 # kernels that record, so both sides fingerprint an input the same way.
@@ -220,22 +220,41 @@ def build(dest: Path, repo: Path = REPO, table: dict | None = None) -> dict:
     files.update({name: text.encode() for name, text in checks.items()})
 
     dest.mkdir(parents=True, exist_ok=True)
-    for old in dest.iterdir():                       # the previous build, except what the server made itself
-        if old.name not in KEEP_IN_DEST:
-            shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
+    files[".gitignore"] = ("\n".join(sorted(KEEP_IN_DEST - {".git"})) + "\n*.egg-info/\n__pycache__/\n").encode() \
+        + ((repo / ".gitignore").read_bytes() if (repo / ".gitignore").exists() else b"")
+    # Only what changed is written, so the server's venv (made from these files by make) stays up to date.
+    for old in sorted(built_files(dest), reverse=True):
+        if old not in files:
+            (dest / old).unlink()
     for name, data in files.items():
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        os.chmod(target, 0o755 if os.access(repo / name, os.X_OK) and (repo / name).exists() else 0o644)
-    for folder in [dest, *(p for p in dest.rglob("*") if p.is_dir() and ".venv" not in p.parts
-                           and "node_modules" not in p.parts and ".git" not in p.parts)]:
-        os.chmod(folder, 0o755)
-    (dest / ".gitignore").write_text("\n".join(sorted(KEEP_IN_DEST - {".git"})) + "\n*.egg-info/\n__pycache__/\n"
-                                     + ((repo / ".gitignore").read_text() if (repo / ".gitignore").exists() else ""))
+        if not target.exists() or target.read_bytes() != data:
+            target.write_bytes(data)
+        os.chmod(target, 0o755 if (repo / name).exists() and os.access(repo / name, os.X_OK) else 0o644)
+    for folder in sorted({(dest / name).parent for name in files} | {dest}, reverse=True):
+        while folder != dest.parent and folder.is_relative_to(dest):
+            os.chmod(folder, 0o755)
+            folder = folder.parent
+    for folder in sorted((p for p in dest.rglob("*") if p.is_dir() and not (set(p.relative_to(dest).parts)
+                                                                               & KEEP_IN_DEST)), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
     commit = commit_student_branch(dest, source_commit(repo))
     replaced = sorted(json.loads(checks[f"{CHECKS}/{RECORDED}"]))
     return {"dest": dest, "commit": commit, "left_out": left_out, "replaced": replaced, "files": len(files)}
+
+
+def built_files(dest: Path) -> list[str]:
+    """The files a previous build left in dest (relative paths), not what the server made there itself."""
+    found = []
+    for path in dest.rglob("*"):
+        relative = path.relative_to(dest)
+        if set(relative.parts) & KEEP_IN_DEST or "__pycache__" in relative.parts or relative.parts[0].endswith(
+                ".egg-info") or not path.is_file():
+            continue
+        found.append(str(relative))
+    return found
 
 
 def source_commit(repo: Path) -> str:

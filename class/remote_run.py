@@ -48,12 +48,13 @@ class JupyterServer:
         self.token = token
         self.http = requests.Session()
         self.http.headers["Authorization"] = f"token {token}"
-        if ca_file:                                  # a hub with its own (e.g. self-signed) certificate
-            self.http.verify = ca_file
+        # A hub with its own (e.g. self-signed) certificate. Given with each request: REQUESTS_CA_BUNDLE in
+        # the environment would take precedence over Session.verify.
+        self.verify = ca_file or True
         self.sslopt = {"ca_certs": ca_file} if ca_file else None
 
     def api(self, method: str, path: str, **kwargs):
-        reply = self.http.request(method, self.base_url + "api/" + path, timeout=60, **kwargs)
+        reply = self.http.request(method, self.base_url + "api/" + path, timeout=60, verify=self.verify, **kwargs)
         if reply.status_code >= 400:
             raise RuntimeError(f"{method} {self.base_url}api/{path} answered {reply.status_code}: {reply.text[:300]}")
         return reply.json() if reply.content else None

@@ -80,6 +80,15 @@ class Class:
         return self.nbgrader(name, *args, "--course", COURSE_ID, f"--Exchange.root={self.exchange}", check=check)
 
 
+def in_parallel(work, names):
+    """work(name) for every name at once (each is a separate nbgrader process, a few seconds to start)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(names)) as pool:
+        for future in [pool.submit(work, name) for name in names]:
+            future.result()
+
+
 def with_wrong_compact(notebook):
     """The correct answers, except compact(), which returns the history unchanged (no card)."""
     wrong = nbformat.from_dict(notebook)
@@ -128,8 +137,8 @@ def graded():
         source = nbformat.read(course / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
         answers = {ADA: source, BOB: with_wrong_compact(source), CY: with_cheat(source)}
         fetched_texts = {}
+        in_parallel(lambda name: room.student_nbgrader(name, "fetch_assignment", ASSIGNMENT), STUDENTS)
         for name in STUDENTS:
-            room.student_nbgrader(name, "fetch_assignment", ASSIGNMENT)
             fetched = room.home(name) / ASSIGNMENT
             assert (fetched / NOTEBOOK).exists()
             fetched_texts.update(normalized_texts(fetched))        # what the student received, before answering
@@ -140,8 +149,7 @@ def graded():
         init = room.home(CY) / ASSIGNMENT / "checks" / "__init__.py"
         subprocess.run(["runuser", "-u", CY, "--", "sh", "-c",
                         f"printf '\\ncheck_compact = lambda *a, **k: True\\n' >> {init}"], check=True)
-        for name in STUDENTS:
-            room.student_nbgrader(name, "submit", ASSIGNMENT)
+        in_parallel(lambda name: room.student_nbgrader(name, "submit", ASSIGNMENT), STUDENTS)
         # bob submits a blank copy in ada's name, after her
         blank = room.home(BOB) / "blank" / ASSIGNMENT
         room.as_user(BOB, "mkdir", "-p", str(blank))

@@ -68,10 +68,11 @@ class JupyterServer:
         self.api("DELETE", f"sessions/{session['id']}")
 
     def run_notebook(self, path: str, notebook: nbformat.NotebookNode, cell_timeout: float = 120,
-                     before_close=None) -> NotebookRun:
+                     before_close=None, close: bool = True) -> NotebookRun:
         """Open a session for `path`, run every code cell of `notebook` in order, close the session.
 
-        before_close(session), if given, is called while the kernel still runs (to measure it)."""
+        before_close(session), if given, is called while the kernel still runs (to measure it). With
+        close=False the session and its kernel stay, as a tab left open in JupyterLab."""
         session = self.open_session(path)
         kernel_id = session["kernel"]["id"]
         run = NotebookRun(path=path, kernel_id=kernel_id)
@@ -92,7 +93,8 @@ class JupyterServer:
                 if before_close is not None:
                     before_close(session)
             finally:
-                self.close_session(session)
+                if close:
+                    self.close_session(session)
         return run
 
 

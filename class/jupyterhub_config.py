@@ -260,6 +260,23 @@ c.JupyterHub.services = [{
     "name": "idle-culler",
     "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={idle_timeout}"],
 }]
+
+# ---- the workbook for nbgitpuller, when the hub runs from the student copy (a git repository) ----------------
+# git refuses to read a repository another account owns ("dubious ownership"), so students cannot clone
+# this folder by its path; the hub serves its .git read-only over plain HTTP on 127.0.0.1 instead (git's
+# "dumb" protocol, which needs `git update-server-info` and full clones), for the students' servers only.
+WORKBOOK = HERE.parent
+WORKBOOK_PORT = int(setting("CLASS_WORKBOOK_PORT", "8765"))
+if (WORKBOOK / ".git").is_dir() and setting("CLASS_WORKBOOK_PORT") != "0":
+    import subprocess
+    subprocess.run(["git", "-C", str(WORKBOOK), "update-server-info"], check=False, capture_output=True)
+    c.JupyterHub.services.append({
+        "name": "workbook",
+        "command": [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory",
+                    str(WORKBOOK / ".git"), str(WORKBOOK_PORT)],
+        **({"user": "nobody"} if ROOT else {}),
+    })
+    c.Spawner.environment["NBGITPULLER_DEPTH"] = "0"      # the dumb protocol cannot make shallow clones
 c.JupyterHub.load_roles = [{
     "name": "idle-culler",
     "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],

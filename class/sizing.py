@@ -217,7 +217,7 @@ def run_class(count: int, mem_limit: str = "1G", max_kernels: int = 2, prefix: s
         def bring_in(student):
             room.login(student.name)
             student.server_start_s = room.start(student.name)
-            student.pull_s = pull_workbook(room, student.name, str(server), branch)
+            student.pull_s = pull_workbook(room, student.name, room.workbook_url, branch)
 
         in_parallel(bring_in, students)
         hub = psutil.Process(room.process.pid)

@@ -277,6 +277,7 @@ def commit_student_branch(dest: Path, source: str) -> str:
     git(dest, "add", "--all")
     if git(dest, "status", "--porcelain"):
         git(dest, "commit", "--quiet", "-m", f"Student copy of {source}")
+    git(dest, "update-server-info")          # so it can be cloned over plain HTTP (the hub's workbook service)
     return git(dest, "rev-parse", "HEAD")
 
 

@@ -99,6 +99,8 @@ class Classroom:
         self.state = self.folder / "state"
         self.exchange = self.folder / "exchange"
         self.port = free_port()
+        self.workbook_port = free_port()
+        self.workbook_url = f"http://127.0.0.1:{self.workbook_port}/"     # the hub's workbook service
         self.url = f"https://127.0.0.1:{self.port}"
         self.passwords: dict[str, str] = {}
         self.tokens: dict[str, str] = {}
@@ -122,6 +124,7 @@ class Classroom:
                        CLASS_SSL_CERT=str(self.cert), CLASS_SSL_KEY=str(key), CLASS_MEM_LIMIT=self.mem_limit,
                        CLASS_HUB_PORT=str(free_port()), CLASS_PROXY_API_PORT=str(free_port()),
                        CLASS_EXCHANGE=str(self.exchange), CLASS_SERVER_FILES=str(self.folder / "server-files"),
+                       CLASS_WORKBOOK_PORT=str(self.workbook_port),
                        **self.extra_env)
             for variable in ("CLASS_SPAWNER", "CLASS_AUTH", "CLASS_PASSWORD", "VIRTUAL_ENV", "PYTHONPATH"):
                 env.pop(variable, None)

@@ -24,19 +24,21 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 
 
 class LeastRecentlyUsedKernels(AsyncMappingKernelManager):
-    """A kernel manager that keeps at most MAX_KERNELS kernels, shutting down the least recently used."""
+    """A kernel manager that keeps at most MAX_KERNELS kernels, shutting down the least recently used.
+
+    The old kernel goes before the new one starts, so the student never holds more than MAX_KERNELS."""
 
     async def start_kernel(self, *args, **kwargs):
-        new = await super().start_kernel(*args, **kwargs)
-        others = [self.get_kernel(kernel_id) for kernel_id in self.list_kernel_ids() if kernel_id != new]
-        idle = sorted((k for k in others if getattr(k, "execution_state", "idle") in ("idle", "starting")),
-                      key=lambda k: k.last_activity)
-        excess = len(others) + 1 - MAX_KERNELS
-        for kernel in idle[:max(0, excess)]:
-            self.log.info("Shutting down kernel %s, least recently used, to keep %d kernels (class limit)",
-                          kernel.kernel_id, MAX_KERNELS)
-            await self.shutdown_kernel(kernel.kernel_id)
-        return new
+        wanted = kwargs.get("kernel_id")
+        if wanted is None or wanted not in self:          # a new kernel, not a restart of a running one
+            running = [self.get_kernel(kernel_id) for kernel_id in self.list_kernel_ids()]
+            idle = sorted((k for k in running if getattr(k, "execution_state", "idle") in ("idle", "starting")),
+                          key=lambda k: k.last_activity)
+            for kernel in idle[:max(0, len(running) + 1 - MAX_KERNELS)]:
+                self.log.info("Shutting down kernel %s, the least recently used, to keep %d kernels (class limit)",
+                              kernel.kernel_id, MAX_KERNELS)
+                await self.shutdown_kernel(kernel.kernel_id)
+        return await super().start_kernel(*args, **kwargs)
 
 
 c.ServerApp.kernel_manager_class = LeastRecentlyUsedKernels

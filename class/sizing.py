@@ -74,6 +74,8 @@ class Student:
     pull_s: float = 0.0
     steps: list[Step] = field(default_factory=list)
     peak_pss: int = 0                     # bytes, server + kernels, the highest sample of the evening
+    server_peak_pss: int = 0              # bytes, the single-user server alone
+    kernel_peak_pss: int = 0              # bytes, the biggest single kernel
     steady_pss: int = 0                   # bytes, after the evening, kernels idle
     cgroup_peak: int = 0                  # bytes, the memory cgroup's own high-water mark
     most_kernels: int = 0
@@ -120,8 +122,11 @@ class Sampler(threading.Thread):
         while not self.done.is_set():
             for student in self.students:
                 processes = self.room.server_processes(student.name)
-                total = sum(pss(p) for p in processes)
-                kernels = sum(1 for p in processes if "ipykernel" in " ".join(safe_cmdline(p)))
+                sizes = [(pss(p), "ipykernel" in " ".join(safe_cmdline(p))) for p in processes]
+                total = sum(size for size, _ in sizes)
+                kernels = sum(1 for _, is_kernel in sizes if is_kernel)
+                student.server_peak_pss = max([student.server_peak_pss] + [s for s, k in sizes if not k])
+                student.kernel_peak_pss = max([student.kernel_peak_pss] + [s for s, k in sizes if k])
                 student.peak_pss = max(student.peak_pss, total)
                 student.most_kernels = max(student.most_kernels, kernels)
                 student.samples.append((round(time.monotonic() - self.started, 1), total, kernels))
@@ -277,6 +282,8 @@ def sizing_table(result: dict, budget_s: float = 60.0) -> str:
              f"{result['load_before']:.1f} before; all done in {result['wall_s']:.0f} s ({result['date']}).", "",
              "| per student | median | max |", "| --- | ---: | ---: |"]
     rows = [("peak PSS, server + kernels (MiB)", [s.peak_pss / MIB for s in students]),
+            ("  the server alone, peak (MiB)", [s.server_peak_pss / MIB for s in students]),
+            ("  the biggest kernel, peak (MiB)", [s.kernel_peak_pss / MIB for s in students]),
             ("steady PSS after the evening (MiB)", [s.steady_pss / MIB for s in students]),
             ("cgroup peak, page cache included (MiB)", [s.cgroup_peak / MIB for s in students]),
             ("most kernels at once", [s.most_kernels for s in students]),

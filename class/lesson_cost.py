@@ -27,7 +27,6 @@ import nbclient
 import nbformat
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 from harness.cost import PRICES
 from harness.model import DEFAULT_CLAUDE_MODEL, claude_model_name
 

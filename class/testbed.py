@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -229,14 +230,20 @@ class Classroom:
         return found
 
 
+_LOADING = threading.Lock()
+
+
 def load(name: str):
-    """A module of this folder by its path (class/ is scripts, not a package); the same object each time."""
+    """A module of this folder by its path (class/ is scripts, not a package); the same object each time.
+
+    Students' threads call this at once: the lock keeps one from seeing another's half-loaded module."""
     import importlib.util
 
     key = f"context_desk_class_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, HERE / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
+    with _LOADING:
+        if key not in sys.modules:
+            spec = importlib.util.spec_from_file_location(key, HERE / f"{name}.py")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            sys.modules[key] = module
     return sys.modules[key]

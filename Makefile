@@ -1,7 +1,8 @@
 # Context Desk — every target builds .venv first if it is missing (GNU make).
 #
 #   make lab        open the workbook in JupyterLab (offline, no API key needed)
-#   make test       run every test, offline (installs Debian's Chromium when run as root)
+#   make test       run every test, offline: both tiers, and ruff (installs Debian's Chromium when run as root)
+#   make check      the unit tier only (about a minute) and ruff: for the edit-test loop
 #   make bench      strategy comparison and speed benchmarks
 #   make slides     build the offline slide decks
 #   make present    open JupyterLab on the first deck, to present live (RISE: Alt+R)
@@ -22,7 +23,7 @@ CHROMIUM ?= /usr/bin/chromium
 # JupyterLab refuses to start as root unless told it is fine.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: venv lab browser-deps test bench slides present exercises runbook student-view rehearsal clean distclean class-deps class-student lock try-latest
+.PHONY: venv lab browser-deps test check lint bench slides present exercises runbook student-view rehearsal clean distclean class-deps class-student lock try-latest
 
 # ---- the environment --------------------------------------------------------
 
@@ -93,9 +94,18 @@ browser-deps:
 		fi; \
 	fi
 
-# make fails on any non-zero pytest exit, including 5 (no tests collected).
-test: $(STAMP) $(CLASS_STAMP) browser-deps
-	$(PY) -m pytest $(PYTEST_ARGS)
+# Two tiers. The unit tier is plain `pytest` (pyproject's addopts leave out -m integration); `make test`
+# runs both (-m ""): notebooks, servers, the browser and the class hub too. make fails on any non-zero
+# pytest exit, including 5 (no tests collected).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+check: lint
+	@start=$$(date +%s); $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
+	echo "unit tier: $$(( $$(date +%s) - start )) s"; exit $$status
+
+test: $(STAMP) $(CLASS_STAMP) browser-deps lint
+	$(PY) -m pytest -m "" $(PYTEST_ARGS)
 
 # ---- the rest of the course -------------------------------------------------
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from benchmarks.compare import table
 from benchmarks.strategies import LONG_TASK, big_workspace
 from harness.cache_aware import ClearThenCompact
-from harness.frontier import frontier, measure, sweep
 from harness.tokens import Meter
+from stage.frontier import frontier, measure, sweep
 
 GOAL = {"strategy": "clear, then compact", "tokens": 0.35, "dollars": 0.60}
 GOAL_LAP = 60
@@ -88,13 +88,13 @@ def report(results: dict) -> str:
 
 
 def plot(results: dict, path: Path) -> Path:
-    """The frontier picture, drawn by harness.plots.plot_cost_frontier, saved as a PNG."""
+    """The frontier picture, drawn by stage.plots.plot_cost_frontier, saved as a PNG."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from harness.frontier import Point
-    from harness.plots import plot_cost_frontier
+    from stage.frontier import Point
+    from stage.plots import plot_cost_frontier
 
     points = [Point(**{k: v for k, v in p.items() if k != "counts"}) for p in results["points"]]
     fig, (whole, near) = plt.subplots(1, 2, figsize=(20, 8))

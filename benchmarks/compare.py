@@ -10,7 +10,7 @@ Columns: laps, peak and final assembled tokens, final raw tokens, summary calls,
 standing rule was still on the desk at the end, re-reads, and where the agent aimed its SQL.
 For another workspace the desk is about half the size of the whole task (measured by a first run
 with a roomy window), unless ``--window`` says otherwise. A request given with ``--request`` is
-split into goal and rule the way the offline model reads it (``harness.offline.desk``).
+split into goal and rule the way the offline model reads it (``stage.offline.desk``).
 """
 
 from __future__ import annotations
@@ -19,15 +19,18 @@ import argparse
 import tomllib
 from pathlib import Path
 
-from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
-from harness.offline import DeskModel
+from harness.clearing import ClearToolResults
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, SlidingWindow
 from harness.loop import run_agent
 from harness.model import CLASS_WINDOW
-from harness.offline.desk import is_rule, sentences, without_rules
 from harness.prompts import NAIVE_PROMPT
-from harness.tasks import Task, file_reading_task, workspace_task
+from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
+from stage.offline import DeskModel
+from stage.offline.desk import is_rule, sentences, without_rules
+from stage.tasks import Task, file_reading_task, workspace_task
 
 
 def strategies():

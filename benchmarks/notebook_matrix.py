@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.notebook_matrix            # the whole matrix (tens of minutes)
     .venv/bin/python -m benchmarks.notebook_matrix --jobs 2   # two notebooks at a time
 
-Each run starts a local Anthropic-compatible server (``tests/desk_server.py``) and executes one notebook
+Each run starts a local Anthropic-compatible server (``stage/desk_server.py``) and executes one notebook
 with ``ANTHROPIC_API_KEY``/``ANTHROPIC_BASE_URL`` pointing at it and ``CONTEXT_DESK_MODEL`` naming the
 model, so the real ``anthropic`` SDK and ``ClaudeModel`` carry every call. A run is clean when no cell
 raised. ``tests/test_notebook_matrix.py`` runs a representative part of this in ``make test``.
@@ -21,18 +21,10 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-
-
-def _tests_on_path():
-    if str(TESTS) not in sys.path:
-        sys.path.insert(0, str(TESTS))
-
 
 def cells() -> list[tuple[Path, str]]:
     """Every (notebook, model name) of the matrix."""
-    _tests_on_path()
-    from notebook_matrix import DESK, MODELS, NOTEBOOKS
+    from stage.notebook_matrix import DESK, MODELS, NOTEBOOKS
 
     return [(path, model) for path in NOTEBOOKS for model in MODELS
             if model == DESK or path.parent.name == "notebooks"]
@@ -40,9 +32,8 @@ def cells() -> list[tuple[Path, str]]:
 
 def run_cell(pair):
     """One notebook against one model, with a server of its own."""
-    _tests_on_path()
-    from desk_server import DeskServer
-    from notebook_matrix import execute
+    from stage.desk_server import DeskServer
+    from stage.notebook_matrix import execute
 
     path, model, keep = (*pair, None)[:3]
     with DeskServer() as server:
@@ -50,8 +41,7 @@ def run_cell(pair):
 
 
 def run_all(jobs: int = 1, pairs: list | None = None) -> dict:
-    _tests_on_path()
-    from notebook_matrix import summary
+    from stage.notebook_matrix import summary
 
     pairs = cells() if pairs is None else pairs
     runs = []

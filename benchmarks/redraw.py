@@ -23,12 +23,13 @@ import statistics
 import time
 from dataclasses import replace
 
-from harness.context import ThreeZoneCompaction
-from harness.offline import DeskModel
-from harness.loop import Lap, run_agent
-from harness.tasks import file_reading_task
+from harness.compaction import ThreeZoneCompaction
+from harness.laps import Lap
+from harness.loop import run_agent
 from harness.tokens import Meter
-from harness.plots import Picture, threshold_tokens
+from stage.offline import DeskModel
+from stage.plots import Picture, threshold_tokens
+from stage.tasks import file_reading_task
 
 GOAL_MS = 50
 

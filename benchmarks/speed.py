@@ -30,12 +30,13 @@ import subprocess
 import time
 from pathlib import Path
 
-from harness.context import RunningSummary, ThreeZoneCompaction
-from harness.offline import DeskModel
+from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
-from harness.tasks import file_reading_task
+from harness.running_summary import RunningSummary
 from harness.tokens import Meter, cl100k, naive_total
 from harness.tools import Toolbox
+from stage.offline import DeskModel
+from stage.tasks import file_reading_task
 
 REPO = Path(__file__).resolve().parent.parent
 clock = time.process_time          # CPU seconds of this process: other programs do not count

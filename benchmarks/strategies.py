@@ -26,16 +26,20 @@ from pathlib import Path
 
 from benchmarks.compare import table
 from harness.cache_aware import ClearThenCompact
-from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
+from harness.clearing import ClearToolResults
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, SlidingWindow
 from harness.cost import bill
-from harness.offline import DeskModel
-from harness.loop import Run, run_agent
+from harness.laps import Run
+from harness.loop import run_agent
 from harness.messages import text_of
 from harness.model import CLASS_WINDOW
 from harness.prompts import NAIVE_PROMPT
-from harness.tasks import Task, file_reading_task
+from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
+from stage.offline import DeskModel
+from stage.tasks import Task, file_reading_task
 
 WINDOW = CLASS_WINDOW
 PRODUCTION_WINDOW = 200_000

@@ -4,7 +4,7 @@
     .venv/bin/python -m benchmarks.sweep --sample 200 # a seeded sample of it
 
 The space is read from a real ``Dashboard``'s controls, not typed in here: every strategy in its
-dropdown, every window its slider allows (min to max in its step), every threshold and tail size,
+dropdown, every window its slider allows (min to max in its step), every threshold and tail,
 each with the rule in the request and the rule said at lap 3. A run must end in a *clean stop* --
 answered, overflow, compaction_failed, max_laps -- or be *refused* with a message (a ``ValueError``
 such as "the window is smaller than the pinned head"). Anything else is a crash, and counted.
@@ -25,9 +25,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from harness.loop import run_agent
-from harness.offline import DeskModel
-from harness.tasks import file_reading_task
+from harness.strategies import DeskSettings
 from harness.tokens import Meter
+from stage.offline import DeskModel
+from stage.tasks import file_reading_task
 
 CLEAN_STOPS = ("answered", "overflow", "compaction_failed", "max_laps")
 RULE_PLACES = (None, 3)            # the rule in the request; the rule said at lap 3
@@ -41,8 +42,12 @@ class Setting:
     strategy: str
     window: int
     threshold: float
-    tail: int
+    tail_turns: int
     rule_at_lap: int | None
+
+    @property
+    def desk(self) -> DeskSettings:
+        return DeskSettings(self.strategy, self.window, self.threshold, self.tail_turns)
 
 
 @dataclass
@@ -73,26 +78,26 @@ class Sweep:
 def control_space() -> list[Setting]:
     """Every combination the dashboard's controls allow, read from the widgets themselves.
 
-    Example: 5 strategies x 77 windows (1,000 to 20,000 in steps of 250) x 10 thresholds x 7 tails x 2.
+    Example: 6 strategies x 77 windows (1,000 to 20,000 in steps of 250) x 10 thresholds x 7 tails x 2.
     """
-    from harness.widgets import Dashboard
+    from stage.widgets import Dashboard
 
     controls = Dashboard(delay=0).controls
     window = controls["window"]
     windows = range(window.min, window.max + 1, window.step)
     thresholds = [value for _label, value in controls["threshold"].options]
-    tails = range(controls["tail"].min, controls["tail"].max + 1)
+    tails = range(controls["tail_turns"].min, controls["tail_turns"].max + 1)
     return [Setting(s, w, t, k, r) for s in controls["strategy"].options for w in windows
             for t in thresholds for k in tails for r in RULE_PLACES]
 
 
 def distinct(space: list[Setting]) -> list[tuple[Setting, int]]:
     """One setting for each distinct strategy-on-a-window, with the number of settings it stands for."""
-    from harness.widgets import default_strategies
+    from stage.widgets import default_strategies
 
     makers, groups = default_strategies(), {}
     for setting in space:
-        strategy = makers[setting.strategy](setting.threshold, setting.tail)
+        strategy = makers[setting.strategy](setting.desk)
         knobs = tuple(sorted((k, repr(v)) for k, v in vars(strategy).items() if k != "state" and not k.startswith("_")))
         key = (setting.strategy, setting.window, setting.rule_at_lap, knobs)
         first, count = groups.get(key, (setting, 0))
@@ -104,13 +109,13 @@ def distinct(space: list[Setting]) -> list[tuple[Setting, int]]:
 
 def run_one(setting: Setting, covers: int = 1) -> Outcome:
     """Run the agent as the dashboard would for ``setting``; say how it ended. Never raises."""
-    from harness.widgets import default_strategies
+    from stage.widgets import default_strategies
 
     meter = Meter()      # one per run, as the dashboard has: a shared one would keep every run's messages
     task = file_reading_task(rule_at_lap=setting.rule_at_lap)
     start = time.perf_counter()
     try:
-        strategy = default_strategies()[setting.strategy](setting.threshold, setting.tail)
+        strategy = default_strategies()[setting.strategy](setting.desk)
         run = run_agent(task.request, DeskModel(window=setting.window, meter=meter), context=strategy,
                         remarks=task.remarks, max_laps=MAX_LAPS, meter=meter)
         outcome = Outcome(setting, run.stopped, len(run.laps), run.problem, covers)
@@ -165,7 +170,7 @@ def sample(pairs: list[tuple[Setting, int]], size: int, seed: int = 15,
         return all(getattr(s, name) in values for name, values in lo_hi.items())
 
     ends = {name: {min(getattr(s, name) for s, _ in pairs), max(getattr(s, name) for s, _ in pairs)}
-            for name in ("window", "threshold", "tail")}
+            for name in ("window", "threshold", "tail_turns")}
     edge_runs = [p for p in pairs if corners and corner(p[0], ends)]
     rest = [p for p in pairs if p not in edge_runs]
     return edge_runs + random.Random(seed).sample(rest, max(0, min(size - len(edge_runs), len(rest))))

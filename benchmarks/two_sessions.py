@@ -21,14 +21,15 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.compare import table
-from harness.offline import DeskModel
-from harness.loop import Run, run_agent
-from harness.memory import Memory, PROJECT_MEMORY, load_memory, system_prompt
-from harness.promote import remember_into
+from harness.laps import Run
+from harness.loop import run_agent
+from harness.memory import PROJECT_MEMORY, Memory, load_memory, system_prompt
 from harness.notes import memory_costs, write_note
-from harness.tasks import GOAL, file_reading_task
+from harness.promote import remember_into
 from harness.tokens import Meter
 from harness.tools import Toolbox
+from stage.offline import DeskModel
+from stage.tasks import GOAL, file_reading_task
 
 WINDOW = 20_000          # roomy: no compaction, so only memory differs between the runs
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.workspaces
 
-For ``workspace/`` and each folder of ``workspaces/``: the rule is said at lap 3 and the user corrects
+For ``workspaces/ledgerly/`` and each folder of ``workspaces/``: the rule is said at lap 3 and the user corrects
 a name in the fix at lap 2, on a desk about half the size of the whole task (5,000 tokens for the class
 workspace). Columns as in ``benchmarks.compare``, plus ``fix statement``: corrected or stale.
 Left out: workspaces without a ``.task.toml`` (give them to ``benchmarks.compare --request``).

@@ -8,8 +8,9 @@ instructor's own copy of the checks in COURSE/grader/checks) and its nbgrader_co
   checks afresh, by path, from COURSE/grader/checks, under a private module name, and to call the check
   from there. So a student who writes `checks.check_compact = lambda *a, **k: True` in an answer cell,
   swaps `sys.modules["checks"]`, or submits an edited checks/ folder beside the notebook, is graded by
-  the instructor's check anyway. The student never sees the rewritten cell (only the instructor's
-  autograded copy has it).
+  the instructor's check anyway; so is one who submits an `exercises/checks/` folder of their own beside
+  the notebook (it would be imported instead of the installed checks). The student never sees the
+  rewritten cell (only the instructor's autograded copy has it).
 - `OwnerCheckedCollect`, nbgrader's own collect step, except that a submission whose folder in the
   exchange is not owned by the Unix account it names (`nbgrader submit --student ada` run by bob, or
   USER=ada) is refused and logged, so each student's grade comes from their own latest submission.
@@ -19,7 +20,7 @@ Left out, and what to know: nbgrader runs a student's code in the grading kernel
 runs `nbgrader autograde`. Code that patches Python itself or the harness (not the checks) can still
 fool a check, and can read what that account can read: grade as the instructor's own account (not
 root), read the flagged submissions (`tampering(...)` below lists the answer cells that touch checks,
-sys.modules, builtins or importlib), and keep the course folder 0700.
+sys.modules, builtins or importlib, and files that shadow the workbook), and keep the course folder 0700.
 """
 
 from __future__ import annotations
@@ -34,20 +35,30 @@ from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.preprocessors.base import NbGraderPreprocessor
-from nbgrader.utils import parse_utc
 from traitlets import Unicode
 
 PRIVATE_NAME = "_context_desk_grader_checks"
 CHECK_CALL = re.compile(r"\bchecks\.(check_\w+)\(")
 LOADER = '''# Graded with the instructor's own checks (loaded afresh from the grader's folder, not the student's).
 def _context_desk_grader_checks(path={path!r}, name={name!r}):
-    import importlib.util, sys
-    for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
-        del sys.modules[key]
-    spec = importlib.util.spec_from_file_location(name, path + "/__init__.py", submodule_search_locations=[path])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    import importlib.util, os, sys
+    here = os.path.realpath(os.getcwd())
+    # Modules the submission's own files provided (an exercises/ or harness/ folder beside the notebook) go:
+    # the checks import the installed workbook, never the submission's.
+    for key, module in list(sys.modules.items()):
+        origin = os.path.realpath(getattr(module, "__file__", None) or "/")
+        if key == name or key.startswith(name + ".") or origin.startswith(here + os.sep):
+            del sys.modules[key]
+    saved = list(sys.path)
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != here]
+    try:
+        spec = importlib.util.spec_from_file_location(name, path + "/__init__.py",
+                                                      submodule_search_locations=[path])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
     return module
 _grader_checks = _context_desk_grader_checks()
 '''
@@ -122,10 +133,16 @@ SUSPICIOUS = re.compile(r"\bchecks\s*\.\s*\w+\s*=|setattr\(\s*checks|sys\.module
                         r"\bimportlib\b|_grader_checks")
 
 
+SHADOWING = ("exercises", "harness", "stage", "checks")
+
+
 def tampering(notebook_path: Path) -> list[str]:
-    """The answer cells of a submitted notebook that touch the grading machinery, for the instructor to read."""
+    """What in a submission touches the grading machinery, for the instructor to read: answer cells that
+    assign to checks or reach into sys.modules, builtins or importlib, and files beside the notebook that
+    would be imported instead of the installed workbook (an `exercises/` folder, a `harness.py`, ...)."""
     notebook = json.loads(Path(notebook_path).read_text())
-    flagged = []
+    flagged = [f"file: {path.name}" for path in sorted(Path(notebook_path).parent.iterdir())
+               if path.stem in SHADOWING and (path.is_dir() or path.suffix == ".py")]
     for cell in notebook.get("cells", []):
         source = "".join(cell.get("source", ""))
         if cell.get("cell_type") == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("solution") \

@@ -3,11 +3,11 @@
     .venv/bin/python class/lesson_cost.py            # the table class/README.md quotes ("With a key")
 
 Each lesson notebook is executed headless (nbclient) with one cell put in front of it: it wraps
-`harness.model.pick_model`, so every model a lesson asks for -- the ones that become Claude when
+`stage.switch.pick_model`, so every model a lesson asks for -- the ones that become Claude when
 ANTHROPIC_API_KEY is set -- adds the `usage` of each reply to a counter, and a last cell prints the
 counter. Models a cell builds itself (`DeskModel(...)` written out, as the exercise checks do) stay
 offline even with a key, so they are not counted. The dollars use harness/cost.py's PRICES for the
-default model (harness/model.py DEFAULT_CLAUDE_MODEL), without the prompt-cache discount: an upper bound.
+default model (stage/claude.py DEFAULT_CLAUDE_MODEL), without the prompt-cache discount: an upper bound.
 
 Without a key (how this runs by default, and in the test) the tokens are the offline desk model's own
 billed counts: it counts what it is sent with the same tokenizer and bills it like the API, so it is a
@@ -26,16 +26,17 @@ from pathlib import Path
 import nbclient
 import nbformat
 
-REPO = Path(__file__).resolve().parent.parent
 from harness.cost import PRICES
-from harness.model import DEFAULT_CLAUDE_MODEL, claude_model_name
+from stage.claude import DEFAULT_CLAUDE_MODEL, claude_model_name
+
+REPO = Path(__file__).resolve().parent.parent
 
 LESSONS = ["01_the_filling_desk", "02_sliding_window_failure", "03_three_zone_compaction",
            "04_running_summary", "05_memory_claude_md", "06_going_further"]
 MARK = "LESSON-COST "
 
 COUNTER_CELL = '''
-import harness.model as _model
+import stage.switch as _model
 _tally = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
 _pick = _model.pick_model
 

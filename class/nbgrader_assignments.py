@@ -3,10 +3,11 @@
     .venv/bin/python class/nbgrader_assignments.py COURSE_DIR --owner grace     # as root; then, as grace:
     cd COURSE_DIR && nbgrader generate_assignment '*'                            # release/ gets the student copies
 
-For each exercises/solutions/NN_name.ipynb this writes COURSE_DIR/source/NN_name/NN_name.ipynb, beside the
-STUDENT copy of the checks (class/student_build.py: reference functions replaced by recorded outcomes),
-and, once for the course, COURSE_DIR/grader/ (the instructor's own checks and class/grading.py) and an
-nbgrader_config.py that grades with them:
+For each exercises/solutions/NN_name.ipynb this writes COURSE_DIR/source/NN_name/NN_name.ipynb and, once
+for the course, COURSE_DIR/grader/ (the instructor's own checks and class/grading.py) and an
+nbgrader_config.py that grades with them. The notebooks import the checks installed with the workbook
+(`from exercises import checks`): on the class server that is the student copy's (class/student_build.py,
+reference functions replaced by recorded outcomes); the grader's copy is used only by autograde.
 
 * a code cell with `### BEGIN SOLUTION` / `### END SOLUTION` (the markers nbgrader itself reads) becomes
   an nbgrader solution cell. Where the answer is a top-level value (`MY_PROMPT = "..."`), a line
@@ -24,7 +25,6 @@ manually graded cells.
 
 import argparse
 import ast
-import importlib.util
 import os
 import pwd
 import re
@@ -132,18 +132,10 @@ def course_config(course: Path, exchange: str | None) -> str:
     )
 
 
-def load_beside(name: str):
-    spec = importlib.util.spec_from_file_location(f"context_desk_class_{name}", HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def build(course: Path, lessons: list[str] | None = None, exchange: str | None = None, owner: str | None = None,
-          recorded: dict | None = None) -> list[str]:
+def build(course: Path, lessons: list[str] | None = None, exchange: str | None = None,
+          owner: str | None = None) -> list[str]:
     """Write the course (source assignments, grader/, nbgrader_config.py); the names of the assignments."""
     course = course.resolve()
-    student_checks = load_beside("student_build").student_checks(REPO, recorded)
     names = []
     for solution in sorted(SOLUTIONS.glob("*.ipynb")):
         name = solution.stem
@@ -152,11 +144,7 @@ def build(course: Path, lessons: list[str] | None = None, exchange: str | None =
         folder = course / "source" / name
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(to_assignment(nbformat.read(solution, as_version=4)), folder / solution.name)
-        shutil.rmtree(folder / "checks", ignore_errors=True)
-        for relative, text in student_checks.items():            # what the student gets: no reference code
-            target = folder / "checks" / Path(relative).name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
+        shutil.rmtree(folder / "checks", ignore_errors=True)      # the notebooks import the installed checks
         names.append(name)
     grader = course / "grader"
     shutil.rmtree(grader / "checks", ignore_errors=True)

@@ -89,12 +89,13 @@ def recorded(name, args, kwargs):
 '''
 
 RECORDER_CELL = '''
-import importlib as _il, json as _json, pkgutil as _pk, checks as _checks
+import importlib as _il, pkgutil as _pk
+from exercises import checks as _checks
 _rec_ns = {}
 exec(compile(__RECORDED_MODULE__, "recorded.py", "exec"), _rec_ns)
 __recorded_calls__ = {}
 for _info in _pk.iter_modules(_checks.__path__):
-    _mod = _il.import_module("checks." + _info.name)
+    _mod = _il.import_module(_checks.__name__ + "." + _info.name)
     _names = [n for n in vars(_mod) if n.startswith("reference_")] + list(getattr(_mod, "INSTRUCTOR_ONLY", ()))
     for _name in _names:
         def _wrap(*a, __fn=getattr(_mod, _name), __key=_info.name + "." + _name, **k):

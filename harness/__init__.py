@@ -1,21 +1,24 @@
-"""Context Desk's harness: a small agent loop and its parts, one idea per module.
+"""Context Desk's harness: the lesson. A small agent loop and the pieces the class learns, one idea a module.
 
 Read them in this order:
 
 * ``messages``   -- the message array (the desk) and the tool-pair rule
 * ``tokens``     -- counting: chars/4, the cl100k tokenizer offline, a cached meter
-* ``tools``      -- the agent's tools, sandboxed to ``workspace/``
-* ``model``      -- one protocol for every model, and the switch between them
-* ``claude``     -- the real Claude through the ``anthropic`` SDK
+* ``tools``      -- the agent's tools, sandboxed to one workspace folder
+* ``model``      -- the one protocol every model speaks, and its two errors
 * ``loop``       -- the bare loop: assemble, call, append, run tools, repeat
+* ``laps``       -- what a run leaves: a record per lap, the run, the transcript file
 * ``prompts``    -- the system prompt and the summary prompts
-* ``context``    -- the strategies: full history, sliding window, three zones, running summary, clearing
+* ``context``    -- what is sent each lap: full history, the sliding window
+* ``compaction`` -- three zones: pinned head, summarized middle, verbatim tail
+* ``running_summary`` -- the living summary, folded every few turns
+* ``clearing``   -- old tool results swapped for pointers
+* ``cache_aware`` -- where cache breakpoints go, and clear-first-then-compact
+* ``strategies`` -- every strategy by name, and the desk's settings in one object
 * ``memory``, ``promote``, ``notes`` -- CLAUDE.md: loading, writing into it, recalled notes
 * ``cost``       -- the token bill, with prompt caching
-* ``cache_aware``, ``frontier`` -- cache breakpoints, a strategy that keeps them, dollars vs tokens
-* ``plots``, ``widgets`` -- the pictures and the live dashboard
-* ``tasks``, ``classroom`` -- the class task, and the notebooks' setup check
-* ``subagent``, ``api_levers`` -- going further: sub-agents, and the API's server-side features
 
-The offline stand-in model is a package of its own, ``harness.offline``: the stage, not the lesson.
+Everything around the lesson (the offline desk model, the Claude backend and the model switch, the
+pictures and widgets, verdicts, test servers) is the stage, in the sibling package ``stage``.
+Nothing here imports it.
 """

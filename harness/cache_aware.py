@@ -30,7 +30,9 @@ prompt, billed at the base price. Also left out: the API's minimum cacheable len
 
 from __future__ import annotations
 
-from harness.context import Assembly, CompactionFailed, Strategy, summarize, turn_starts
+from harness.clearing import Pointers
+from harness.compaction import Writer, summarize, turn_starts
+from harness.context import Assembly, CompactionFailed, Strategy
 from harness.messages import blocks_of, tool_results, tool_uses, user
 from harness.model import ContextOverflow, ModelError
 from harness.prompts import COMPACTION_TEMPLATE, SUMMARY_HEADER, compaction_prompt, render
@@ -87,7 +89,7 @@ def breakpoints(messages: list[dict]) -> list[int]:
 class ClearThenCompact(Strategy):
     """Clear old tool results in batches, compact only when clearing cannot hold, keep the front cached.
 
-    ``keep_results`` newest tool results stay whole; older ones become pointers once at least
+    ``tail_turns`` newest tool results stay whole; older ones become pointers once at least
     ``clear_at_least`` tokens can go at once. If the desk is still above ``threshold`` x the usable
     window (window - ``output_reserve``), everything between the request and the newest turns that
     fit in ``low_water`` x the usable window is summarized with the template.
@@ -97,23 +99,28 @@ class ClearThenCompact(Strategy):
 
     name = "clear, then compact"
 
-    def __init__(self, keep_results: int = 1, clear_at_least: int = 0, threshold: float = 0.8,
+    def __init__(self, tail_turns: int = 1, clear_at_least: int = 0, threshold: float = 0.8,
                  low_water: float = 0.1, output_reserve: int = 512,
                  exclude_tools: tuple[str, ...] = ("list_files",), max_words: int = 120,
                  prompt: str = COMPACTION_TEMPLATE, max_failures: int = 3):
-        if keep_results < 0 or clear_at_least < 0 or output_reserve < 0:
-            raise ValueError("keep_results, clear_at_least and output_reserve cannot be negative.")
+        if tail_turns < 0 or clear_at_least < 0 or output_reserve < 0:
+            raise ValueError("tail_turns, clear_at_least and output_reserve cannot be negative.")
         if not 0 < threshold <= 1 or not 0 < low_water < threshold:
             raise ValueError(f"Need 0 < low_water < threshold <= 1 (fractions of the usable window), "
                              f"not low_water={low_water}, threshold={threshold}.")
-        self.keep_results, self.clear_at_least, self.threshold = keep_results, clear_at_least, threshold
+        self.tail_turns, self.clear_at_least, self.threshold = tail_turns, clear_at_least, threshold
         self.low_water, self.output_reserve = low_water, output_reserve
         self.exclude_tools = tuple(exclude_tools)
         self.max_words, self.prompt, self.max_failures = max_words, prompt, max_failures
         self.start()
 
+    @classmethod
+    def from_settings(cls, settings):
+        low_water = min(0.1, settings.threshold / 2)
+        return cls(tail_turns=settings.tail_turns, threshold=settings.threshold, low_water=low_water)
+
     def start(self):
-        self.pointers: dict[int, tuple[dict, dict]] = {}   # id(message) -> (message, its cleared copy)
+        self.pointers = Pointers(detail=False)   # short: a pointer here stays on the desk for long
         self.cleared: set[int] = set()      # history indices whose tool results are pointers now
         self.summary: str | None = None
         self.summary_message: dict | None = None
@@ -142,10 +149,10 @@ class ClearThenCompact(Strategy):
     def clear(self, history, meter) -> int:
         """Turn old tool results into pointers, if a batch of at least ``clear_at_least`` tokens is due."""
         holders = [i for i in self.clearable(history) if i not in self.cleared]
-        due = holders[:-self.keep_results] if self.keep_results else holders
+        due = holders[:-self.tail_turns] if self.tail_turns else holders
         if not due:
             return 0
-        saved = sum(meter.count(history[i]) - meter.count(self.pointer(history, i)) for i in due)
+        saved = sum(meter.count(history[i]) - meter.count(self.pointers.of(history, i)) for i in due)
         if saved < self.clear_at_least:
             return 0
         self.cleared.update(due)
@@ -162,32 +169,10 @@ class ClearThenCompact(Strategy):
                 found.append(i)
         return found
 
-    def pointer(self, history, i) -> dict:
-        """history[i] with each tool result swapped for "[cleared: read_file app/db.py]", made once.
-
-        Shorter than ``ClearToolResults``' pointer on purpose: a pointer stays on the desk every lap
-        until the next compaction, so each of its words is paid for dozens of times.
-        """
-        original = history[i]
-        made = self.pointers.get(id(original))
-        if made and made[0] is original:
-            return made[1]
-        calls = {b["id"]: b for b in tool_uses(history[i - 1])}
-        blocks = []
-        for block in blocks_of(original):
-            if block.get("type") == "tool_result":
-                call = calls.get(block["tool_use_id"], {"name": "tool", "input": {}})
-                what = " ".join(str(v) for v in call["input"].values())
-                block = {**block, "content": f"[cleared: {call['name']} {what}]".replace(" ]", "]")}
-            blocks.append(block)
-        copy = {"role": original["role"], "content": blocks}
-        self.pointers[id(original)] = (original, copy)
-        return copy
-
     def desk(self, history) -> Assembly:
         """Head + summary + the rest with cleared results as pointers; the still part ends in a breakpoint."""
         head = history[:1]
-        rest = [self.pointer(history, i) if i in self.cleared else history[i]
+        rest = [self.pointers.of(history, i) if i in self.cleared else history[i]
                 for i in range(self.upto, len(history))]
         summary = [self.summary_message] if self.summary_message else []
         messages = head + summary + rest
@@ -206,7 +191,7 @@ class ClearThenCompact(Strategy):
         starts = turn_starts(history, start=max(self.upto, 1))
         cut = starts[-1] if starts else self.upto        # keep at least the newest turn
         for start in reversed(starts[:-1]):
-            kept = sum(meter.count(self.pointer(history, i) if i in self.cleared else history[i])
+            kept = sum(meter.count(self.pointers.of(history, i) if i in self.cleared else history[i])
                        for i in range(start, len(history)))
             if kept > room:
                 break
@@ -215,14 +200,16 @@ class ClearThenCompact(Strategy):
             desk = self.desk(history)
             desk.kind, desk.event = "stuck", "cannot compact: the newest turn alone is over the threshold"
             return desk
-        middle = [self.pointer(history, i) if i in self.cleared else history[i] for i in range(self.upto, cut)]
+        middle = [self.pointers.of(history, i) if i in self.cleared else history[i] for i in range(self.upto, cut)]
 
-        def make_prompt(summary, events):
+        def fold_in(summary, events, write):
             earlier = [user("[Earlier summary]\n" + summary)] if summary else []
-            return compaction_prompt(render(earlier + events), self.max_words, "", template=self.prompt)
+            return write(compaction_prompt(render(earlier + events), self.max_words, "", template=self.prompt))
 
+        write = Writer(model)
         try:
-            text, calls, tokens_in, tokens_out = summarize(model, make_prompt, self.summary or "", middle)
+            text = summarize(fold_in, self.summary or "", middle, write)
+            calls, tokens_in, tokens_out = write.calls, write.tokens_in, write.tokens_out
             if not text:
                 raise ModelError("the summary came back empty")
         except (ModelError, ContextOverflow) as problem:

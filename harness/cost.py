@@ -5,7 +5,7 @@ a *cache breakpoint* the harness marks. A later request that starts with exactly
 a tenth of the input price for it (a cache **read**); whatever comes after is stored for next
 time at 1.25x the input price (a cache **write**). Output is priced on its own.
 
-How this module models the cache, from the ``Lap`` records alone (``harness.claude`` sends the
+How this module models the cache, from the ``Lap`` records alone (``stage.claude`` sends the
 same breakpoints; ``harness.cache_aware.breakpoints`` is the one rule both follow):
 
 * The system prompt and the tool definitions never change during a run and carry their own
@@ -34,10 +34,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from harness.cache_aware import LOOKBACK_BLOCKS, breakpoints, unmarked
-from harness.loop import Lap, Run, run_agent
+from harness.laps import Lap
 from harness.messages import blocks_of
 from harness.tokens import Meter
 
@@ -107,7 +106,8 @@ def reuses(before: list[dict] | None, now: list[dict]) -> bool:
     """True when ``now`` starts with every message of ``before``, in order (breakpoints aside).
 
     The rule in its simplest form, for the lessons; the bill itself uses ``PromptCache``, which also
-    finds a shorter stored front. Example: before=[A, B], now=[A, B, C, D] -> True;  before=[A, B, C], now=[A, S, C] -> False
+    finds a shorter stored front.
+    Example: before=[A, B], now=[A, B, C, D] -> True;  before=[A, B, C], now=[A, S, C] -> False
     """
     if before is None or len(before) > len(now):
         return False
@@ -246,48 +246,3 @@ def bill(laps: list[Lap], prices: Prices = PRICES, meter: Meter | None = None) -
         total.cost += one.cost
         total.cost_without_cache += one.cost_without_cache
     return total
-
-
-# ---- "what would our bill be without the summary?" -------------------------------------------------
-
-@dataclass
-class BillComparison:
-    """A strategy's run and a full-history run of the same task, with their bills."""
-
-    strategy: Bill
-    full_history: Bill
-    strategy_run: Run = field(repr=False)
-    full_run: Run = field(repr=False)
-
-    @property
-    def input_share(self) -> float:
-        """The strategy's input tokens as a fraction of full history's. Example: 0.18 -> 18 %."""
-        return self.strategy.input / self.full_history.input
-
-    @property
-    def cost_share(self) -> float:
-        """The same, in dollars with caching on both sides."""
-        return self.strategy.cost / self.full_history.cost
-
-
-def bill_without_summary(task, strategy, window: int = 5000, big_window: int = 1_000_000,
-                         workspace: str | Path | None = None, max_laps: int = 200,
-                         prices: Prices = PRICES, meter: Meter | None = None) -> BillComparison:
-    """Run ``task`` twice with the offline desk model -- with ``strategy`` at ``window``, and with
-    full history at a ``big_window`` that never overflows -- and bill both.
-
-    The honest "without the summary" is not the same laps minus the summary calls: without
-    management the desk keeps growing, so every lap re-sends more. Only a second run shows that.
-    Example: bill_without_summary(file_reading_task(), RunningSummary()).input_share -> about 0.5
-    """
-    from harness.context import FullHistory          # here, so importing cost stays light
-    from harness.offline import DeskModel
-    from harness.tools import WORKSPACE, Toolbox
-
-    meter = meter or Meter("tiktoken")
-    runs = []
-    for context, size in ((strategy, window), (FullHistory(), big_window)):
-        model, tools = DeskModel(window=size, meter=meter), Toolbox(workspace or WORKSPACE)
-        runs.append(run_agent(task.request, model, tools=tools, context=context, remarks=task.remarks,
-                              max_laps=max_laps))
-    return BillComparison(bill(runs[0].laps, prices, meter), bill(runs[1].laps, prices, meter), *runs)

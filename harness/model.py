@@ -1,31 +1,19 @@
-"""One protocol for every model the loop can talk to, and the switch between them.
+"""One protocol for every model the loop can talk to: ``Model``, its ``Reply``, and its two errors.
 
-Two backends implement ``Model``:
+The loop only needs ``model.reply(system, messages, tools)`` and ``model.window``. Two backends
+implement it, both outside the lesson, in the stage package: the offline desk model
+(``stage.offline``) and the real Claude (``stage.claude``); ``stage.switch.pick_model()`` chooses.
 
-* ``harness.offline.desk_model.DeskModel`` -- the offline, rule-based stand-in (the default: no key, no network);
-* ``harness.claude.ClaudeModel``   -- the real Claude, through the official ``anthropic`` SDK.
-
-``pick_model()`` chooses: Claude when ``ANTHROPIC_API_KEY`` is set, the desk model otherwise.
-``CONTEXT_DESK_MODEL`` names the Claude model; ``ANTHROPIC_BASE_URL`` points the SDK at an
-Anthropic-compatible server. Nothing else changes between the two.
-
+``CLASS_WINDOW`` is the classroom desk: 5,000 tokens, so full history overflows within minutes.
 Left out: streaming, extended thinking, images.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Protocol
 
-DEFAULT_CLAUDE_MODEL = "claude-haiku-5-5"   # small and cheap: right for a class; one setting only
-CLASS_WINDOW = 5000                         # the desk model's toy window: full history overflows around lap 10
-CLAUDE_WINDOW = 200_000
-
-
-def claude_model_name() -> str:
-    """The Claude model to use: ``$CONTEXT_DESK_MODEL`` or the default."""
-    return os.environ.get("CONTEXT_DESK_MODEL", "").strip() or DEFAULT_CLAUDE_MODEL
+CLASS_WINDOW = 5000     # the classroom desk: full history overflows around lap 10 of the class task
 
 
 @dataclass
@@ -62,31 +50,3 @@ class Model(Protocol):
 
     def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
         ...
-
-
-def pick_model(window: int | None = None, **desk_options) -> Model:
-    """Claude if ``ANTHROPIC_API_KEY`` is set, else the offline desk model.
-
-    ``window`` is the lesson's desk size. The desk model is built with it; Claude keeps its real
-    window unless one is given, in which case the harness enforces the smaller, classroom one.
-    """
-    if os.environ.get("ANTHROPIC_API_KEY", "").strip():
-        from harness.claude import ClaudeModel
-
-        return ClaudeModel(model=claude_model_name(), toy_window=window)
-    from harness.offline import DeskModel
-
-    return DeskModel(window=window or CLASS_WINDOW, **desk_options)
-
-
-def describe_model(model: Model | None = None) -> str:
-    """One line naming the active model and how to switch. Notebooks print it in their first cell."""
-    model = model or pick_model()
-    if model.name.startswith("claude"):
-        where = os.environ.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
-        desk = f"classroom desk {model.window:,} tokens" if getattr(model, "toy_window", None) else \
-            f"window {model.window:,} tokens"
-        return (f"Active model: {model.name} via {where} ({desk}). "
-                "Unset ANTHROPIC_API_KEY to go back to the offline desk model.")
-    return (f"Active model: the offline desk model (rule-based, no network; toy window {model.window:,} tokens). "
-            "To use Claude, set ANTHROPIC_API_KEY (and optionally CONTEXT_DESK_MODEL, ANTHROPIC_BASE_URL).")

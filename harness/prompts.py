@@ -60,7 +60,8 @@ keep every standing constraint, update what is done and pending, and stay under 
 SUMMARY_HEADER = "[Summary of earlier work, written by the model at lap {lap}]"
 
 
-def compaction_prompt(transcript: str, max_words: int = 220, focus: str = "", template: str = COMPACTION_TEMPLATE) -> str:
+def compaction_prompt(transcript: str, max_words: int = 220, focus: str = "",
+                      template: str = COMPACTION_TEMPLATE) -> str:
     """Fill a compaction prompt. ``focus`` is what a person typed after ``/compact`` (may be empty)."""
     focus_line = f"Focus on {focus.strip()} first." if focus.strip() else ""
     return template.format(transcript=transcript, max_words=max_words, focus=focus_line)  # unused keys are ignored

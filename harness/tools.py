@@ -1,4 +1,4 @@
-"""The agent's tools, sandboxed to one folder (``workspace/`` by default).
+"""The agent's tools, sandboxed to one folder (``workspaces/ledgerly/`` by default).
 
 Five tools: ``list_files``, ``read_file``, ``search``, ``run_sql`` and ``remember``.
 Every problem (a path outside the workspace, a missing or binary file, a bad argument)
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-WORKSPACE = REPO_ROOT / "workspace"
+WORKSPACE = REPO_ROOT / "workspaces" / "ledgerly"
 DATABASE_TARGETS = ("staging", "production")
 DEFAULT_TARGET = "production"    # what an agent aims at when nothing on its desk says otherwise
 MAX_RESULT_CHARS = 6000          # a tool result longer than this is cut, with a visible note

@@ -25,17 +25,20 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
-from harness.context import FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
-from harness.cost import bill_without_summary
-from harness.offline import DeskModel, summary_request
-from harness.loop import Run, run_agent
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, SlidingWindow
+from harness.laps import Run
+from harness.loop import run_agent
 from harness.memory import PROJECT_MEMORY, load_memory, system_prompt
 from harness.messages import blocks_of, tool_uses, user
 from harness.model import CLASS_WINDOW
 from harness.prompts import NAIVE_PROMPT, SYSTEM_PROMPT, compaction_prompt, render
-from harness.tasks import GOAL, file_reading_task
+from harness.running_summary import RunningSummary
 from harness.tokens import Meter
-from harness.plots import FIXED, ZONES, draw_desk, plot_tokens, threshold_tokens
+from stage.frontier import bill_without_summary
+from stage.offline import DeskModel, summary_request
+from stage.plots import FIXED, ZONES, draw_desk, plot_tokens, threshold_tokens
+from stage.tasks import GOAL, file_reading_task
 
 OUT = Path(__file__).resolve().parent / "figures"
 DPI = 130                      # 17-point text (the widgets' size) comes out about 30 pixels tall

@@ -8,7 +8,6 @@ import os
 
 import pytest
 
-
 from slides.build import CHROMIUM, CHROMIUM_ARGS  # noqa: F401  (one definition, shared with the slide build)
 
 

@@ -2,9 +2,17 @@
 
 import pytest
 
-from harness.offline import DeskModel
-from harness.tasks import file_reading_task
 from harness.tokens import Meter
+from stage.offline import DeskModel
+from stage.standin_server import SDK_ENV, TEST_KEY, StandIn
+from stage.tasks import file_reading_task
+
+
+def pytest_collection_modifyitems(items):
+    """A browser test is an integration test too: it starts JupyterLab or a deck in Chromium."""
+    for item in items:
+        if item.get_closest_marker("browser") and not item.get_closest_marker("integration"):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(autouse=True)
@@ -30,9 +38,21 @@ def task():
     return file_reading_task()
 
 
+@pytest.fixture
+def server(monkeypatch, tmp_path):
+    """A running stand-in server, with the environment pointing the SDK at it and nowhere else."""
+    for name in SDK_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with StandIn() as standin:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", standin.url)
+        yield standin
+
+
 def pytest_terminal_summary(terminalreporter):
     """Print how long the notebooks took headless (a figure only: speed is judged in benchmarks/, not in a timed test)."""
-    from test_notebooks import TIMINGS   # filled by tests/test_notebooks.py when it ran
+    from test_notebooks import TIMINGS  # filled by tests/test_notebooks.py when it ran
 
     if TIMINGS:
         total = sum(TIMINGS.values())

@@ -1,22 +1,18 @@
 """Faults from the API and from the summary call: a clean stop or a bounded retry, never a loop, nothing lost."""
 
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standin_server import error_body  # noqa: E402
-from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture)
+import pytest
 
-import pytest  # noqa: E402
-
-from harness.claude import ClaudeModel  # noqa: E402
-from harness.context import RunningSummary, ThreeZoneCompaction  # noqa: E402
-from harness.offline import DeskModel, summary_request  # noqa: E402
-from harness.loop import run_agent  # noqa: E402
-from harness.messages import assistant, pair_problems, user  # noqa: E402
-from harness.model import ContextOverflow, ModelError  # noqa: E402
-from harness.tasks import file_reading_task  # noqa: E402
+from harness.compaction import ThreeZoneCompaction
+from harness.loop import run_agent
+from harness.messages import assistant, pair_problems, user
+from harness.model import ContextOverflow, ModelError
+from harness.running_summary import RunningSummary
+from stage.claude import ClaudeModel
+from stage.offline import DeskModel, summary_request
+from stage.standin_server import error_body
+from stage.tasks import file_reading_task
 
 TOO_LONG = error_body("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")
 

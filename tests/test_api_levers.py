@@ -1,24 +1,19 @@
 """The API's own levers: what the real SDK sends (to a local stand-in server), and a clean skip offline."""
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standin_server import message_body  # noqa: E402
-from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture)
-
-from harness.api_levers import (COMPACTION_BETA, CONTEXT_MANAGEMENT_BETA, MEMORY_TOOL, MemoryToolbox,  # noqa: E402
-                                clear_old_tool_results, memory_tool, server_compaction, side_by_side)
-from harness.context import ThreeZoneCompaction  # noqa: E402
-from harness.offline import DeskModel  # noqa: E402
-from harness.loop import run_agent  # noqa: E402
-from harness.messages import assistant, user  # noqa: E402
-from harness.model import ModelError  # noqa: E402
-from harness.tasks import file_reading_task  # noqa: E402
-from harness.tools import TOOL_SCHEMAS  # noqa: E402
+from harness.compaction import ThreeZoneCompaction
+from harness.loop import run_agent
+from harness.messages import assistant, user
+from harness.model import ModelError
+from harness.tools import TOOL_SCHEMAS
+from stage.api_levers import (COMPACTION_BETA, CONTEXT_MANAGEMENT_BETA, MEMORY_TOOL, MemoryToolbox,
+                              clear_old_tool_results, memory_tool, server_compaction, side_by_side)
+from stage.offline import DeskModel
+from stage.standin_server import message_body
+from stage.tasks import file_reading_task
 
 LEVERS = [clear_old_tool_results, server_compaction, memory_tool]
 

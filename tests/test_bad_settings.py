@@ -2,11 +2,11 @@
 
 import pytest
 
-from harness.context import ThreeZoneCompaction, make_strategy
-from harness.offline import DeskModel
+from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
-from harness.tasks import file_reading_task
-
+from harness.strategies import make_strategy
+from stage.offline import DeskModel
+from stage.tasks import file_reading_task
 
 # ---- bad settings, before any work ----------------------------------------------------------------
 

@@ -7,6 +7,8 @@ import pytest
 from benchmarks.__main__ import main
 from benchmarks.strategies import PROBES, core_strategies, production_presets
 
+pytestmark = pytest.mark.integration      # the benchmarks, run end to end
+
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):

@@ -23,13 +23,11 @@ import nbformat
 import PIL.Image
 import psutil
 import pytest
+from chromium import CHROMIUM, CHROMIUM_ARGS, need_chromium
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chromium import CHROMIUM, CHROMIUM_ARGS, need_chromium  # noqa: E402
+from stage.widgets import FIXED, WALL, ZONES
 
-from harness.widgets import FIXED, WALL, ZONES
-
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -57,7 +55,7 @@ def free_port() -> int:
 def write_notebook(folder: Path) -> str:
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    notebook.cells = [nbformat.v4.new_code_cell("from harness.widgets import show_dashboard"),
+    notebook.cells = [nbformat.v4.new_code_cell("from stage.widgets import show_dashboard"),
                       nbformat.v4.new_code_cell("show_dashboard(delay=0.4)")]
     nbformat.write(notebook, folder / "dashboard.ipynb")
     return "dashboard.ipynb"

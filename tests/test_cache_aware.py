@@ -11,14 +11,15 @@ import copy
 import pytest
 
 from harness.cache_aware import ClearThenCompact, breakpoints, is_marked
-from harness.cost import bill_without_summary, fixed_tokens, lap_bills
+from harness.cost import fixed_tokens, lap_bills
 from harness.loop import run_agent
 from harness.messages import pair_problems, text_of, tool_results
-from harness.offline import DeskModel
-from harness.tasks import file_reading_task
 from harness.tokens import Meter
+from stage.frontier import bill_without_summary
+from stage.offline import DeskModel
+from stage.tasks import file_reading_task
 
-SETTINGS = [dict(), dict(keep_results=2), dict(keep_results=3, clear_at_least=600),
+SETTINGS = [dict(), dict(tail_turns=2), dict(tail_turns=3, clear_at_least=600),
             dict(threshold=0.6, low_water=0.3), dict(threshold=1.0, low_water=0.05, max_words=80)]
 
 
@@ -96,7 +97,7 @@ def test_the_listing_is_never_cleared():
 
 
 @pytest.mark.parametrize("bad", [dict(threshold=0), dict(threshold=1.5), dict(low_water=0.9, threshold=0.8),
-                                 dict(keep_results=-1), dict(clear_at_least=-5), dict(output_reserve=-1)])
+                                 dict(tail_turns=-1), dict(clear_at_least=-5), dict(output_reserve=-1)])
 def test_bad_settings_say_what_is_wrong(bad):
     with pytest.raises(ValueError):
         ClearThenCompact(**bad)
@@ -106,7 +107,7 @@ def test_it_costs_less_than_full_history_with_caching():
     """The class task: full history on a window that never overflows, against ClearThenCompact on the
     class desk. Fewer tokens is easy (every strategy manages it); fewer *cached* dollars is the point --
     the three-zone compaction of lesson 03 costs more than full history here."""
-    from harness.context import ThreeZoneCompaction
+    from harness.compaction import ThreeZoneCompaction
 
     task = file_reading_task(rule_at_lap=3)
     cheap, dear = bill_without_summary(task, ClearThenCompact()), bill_without_summary(task, ThreeZoneCompaction())

@@ -7,21 +7,16 @@ A bare summary prompt carries none.
 """
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standin_server import message_body  # noqa: E402
-from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture)
-
-from harness.cache_aware import ClearThenCompact, breakpoints, mark  # noqa: E402
-from harness.claude import ClaudeModel  # noqa: E402
-from harness.cost import bill, lap_bills  # noqa: E402
-from harness.loop import run_agent  # noqa: E402
-from harness.messages import assistant, blocks_of, user  # noqa: E402
-from harness.tools import TOOL_SCHEMAS  # noqa: E402
+from harness.cache_aware import ClearThenCompact, breakpoints, mark
+from harness.cost import bill, lap_bills
+from harness.loop import run_agent
+from harness.messages import assistant, blocks_of, user
+from harness.tools import TOOL_SCHEMAS
+from stage.claude import ClaudeModel
+from stage.standin_server import message_body
 
 EPHEMERAL = {"type": "ephemeral"}
 
@@ -91,7 +86,7 @@ def test_every_lap_of_a_run_sends_the_breakpoints_the_bill_assumes(server):
                                        {"type": "tool_use", "id": f"toolu_{n}", "name": "read_file",
                                         "input": {"path": path}}], stop_reason="tool_use"))
     server.push_text("Done.")
-    run = run_agent("Read four files, then stop.", ClaudeModel(), context=ClearThenCompact(keep_results=1))
+    run = run_agent("Read four files, then stop.", ClaudeModel(), context=ClearThenCompact(tail_turns=1))
 
     assert run.stopped == "answered" and len(run.laps) == 5
     bodies = [r["body"] for r in server.requests]

@@ -5,12 +5,10 @@ Checked from the cell tags (see tools/lessons.py): one ``checkpoint`` cell, then
 The question is the same sentence in the lesson and in its slide deck.
 """
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools.lessons import LESSONS, deck_question, question_in, read
 
 

@@ -1,9 +1,6 @@
 """class/lesson_cost.py counts the tokens of the models a lesson gets from pick_model, and only those."""
 
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "class"))
 import lesson_cost
 
 from harness.cost import PRICES
@@ -11,13 +8,13 @@ from harness.messages import user
 
 
 def test_the_counter_adds_the_usage_of_picked_models_only(monkeypatch):
-    import harness.model
+    import stage.switch
 
-    monkeypatch.setattr(harness.model, "pick_model", harness.model.pick_model)   # restored after the test
+    monkeypatch.setattr(stage.switch, "pick_model", stage.switch.pick_model)   # restored after the test
     space = {}
     exec(lesson_cost.COUNTER_CELL, space)
-    from harness.model import pick_model
-    from harness.offline import DeskModel
+    from stage.offline import DeskModel
+    from stage.switch import pick_model
 
     picked = pick_model(window=5000)
     replies = [picked.reply("You are a desk.", [user(f"Read the files, please ({n}).")], [], 200) for n in range(3)]

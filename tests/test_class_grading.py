@@ -8,8 +8,8 @@ run AS its person with runuser: the instructor generates and releases; each stud
 submits; the instructor collects and autogrades.
 
 - ada submits the solution; bob a `compact` that forgets the card; cy bob's wrong compact plus two cheats:
-  `checks.check_compact = lambda *a, **k: True` in an answer cell, and an edited checks/ folder in her
-  submission. Graded with the instructor's checks, ada gets full marks, bob and cy lose the compact point.
+  `checks.check_compact = lambda *a, **k: True` in an answer cell, and an `exercises/checks/` package of
+  her own beside the notebook (imported instead of the installed checks; every check passes). Graded with the instructor's checks, ada gets full marks, bob and cy lose the compact point.
   The control: cy graded without class/grading.py's UseGraderChecks gets full marks, so the cheat is real.
 - bob also submits a blank copy under ada's name (`--student`): collect refuses it (its folder is bob's),
   ada's grade comes from her own submission. No student can list the exchange's inbound folder.
@@ -145,10 +145,13 @@ def graded():
             text = nbformat.writes(answers[name])
             subprocess.run(["runuser", "-u", name, "--", "tee", str(fetched / NOTEBOOK)], input=text, text=True,
                            capture_output=True, check=True)
-        # cy also edits her own copy of the checks, so that check_compact passes whatever it is given
-        init = room.home(CY) / ASSIGNMENT / "checks" / "__init__.py"
-        subprocess.run(["runuser", "-u", CY, "--", "sh", "-c",
-                        f"printf '\\ncheck_compact = lambda *a, **k: True\\n' >> {init}"], check=True)
+        # cy also puts checks of her own beside her notebook, where `from exercises import checks` finds them
+        # before the installed ones: every check passes whatever it is given.
+        planted = room.home(CY) / ASSIGNMENT / "exercises"
+        room.as_user(CY, "mkdir", "-p", str(planted / "checks"))
+        room.as_user(CY, "touch", str(planted / "__init__.py"))
+        room.as_user(CY, "sh", "-c", f"echo 'def __getattr__(name): return lambda *a, **k: True' > "
+                                     f"{planted / 'checks' / '__init__.py'}")
         in_parallel(lambda name: room.student_nbgrader(name, "submit", ASSIGNMENT), STUDENTS)
         # bob submits a blank copy in ada's name, after her
         blank = room.home(BOB) / "blank" / ASSIGNMENT
@@ -215,7 +218,8 @@ def test_the_cheat_is_real_without_the_instructors_checks(graded):
 def test_the_tampering_is_flagged_for_the_instructor(graded):
     grading = load("grading")
     course = graded["course"]
-    assert grading.tampering(course / "submitted" / CY / ASSIGNMENT / NOTEBOOK)
+    flagged = grading.tampering(course / "submitted" / CY / ASSIGNMENT / NOTEBOOK)
+    assert "file: exercises" in flagged and any("checks.check_compact = lambda" in cell for cell in flagged)
     assert grading.tampering(course / "submitted" / ADA / ASSIGNMENT / NOTEBOOK) == []
 
 
@@ -327,8 +331,7 @@ def test_no_student_copy_holds_a_solution_or_a_reference_answer(graded):
 
 def test_students_get_recorded_outcomes_and_grading_uses_the_grader_copy(graded):
     course = graded["course"]
-    released = course / "release" / ASSIGNMENT
-    recorded = json.loads((released / "checks" / "recorded.json").read_text())
+    recorded = json.loads((graded["room"].server / "exercises" / "checks" / "recorded.json").read_text())
     assert recorded and all(outcomes for outcomes in recorded.values())
     autograded = nbformat.read(course / "autograded" / ADA / ASSIGNMENT / NOTEBOOK, as_version=4)
     assert any("_grader_checks" in c.source for c in autograded.cells)

@@ -126,6 +126,10 @@ def test_the_student_copy_has_no_answers_and_its_checks_still_judge(tmp_path):
     books = {path: nbformat.read(path, as_version=4) for path in
              sorted((dest / "exercises" / "solutions").glob("*.ipynb")) + sorted((dest / "exercises").glob("0*.ipynb"))}
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_") and k != "CONTEXT_DESK_MODEL"}
+    env["PYTHONPATH"] = str(dest)        # `from exercises import checks` finds the STUDENT copy's checks
+    check_path = "import exercises.checks, sys; print(exercises.checks.__file__)"
+    where = subprocess.run([sys.executable, "-c", check_path], env=env, capture_output=True, text=True)
+    assert where.stdout.strip().startswith(str(dest)), where
 
     async def run_all():
         async def run(path, book):

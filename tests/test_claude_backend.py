@@ -6,44 +6,21 @@ whole file runs in a second or two.
 """
 
 import socket
-import sys
 import time
 import typing
-from pathlib import Path
 
 import anthropic
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standin_server import TEST_KEY, StandIn  # noqa: E402
-
-from harness.claude import ClaudeModel, merge_same_roles  # noqa: E402
-from harness.messages import assistant, pair_problems, user  # noqa: E402
-from harness.model import DEFAULT_CLAUDE_MODEL, ContextOverflow, ModelError  # noqa: E402
-from harness.tools import TOOL_SCHEMAS  # noqa: E402
+from harness.messages import assistant, pair_problems, user
+from harness.model import ContextOverflow, ModelError
+from harness.tools import TOOL_SCHEMAS
+from stage.claude import DEFAULT_CLAUDE_MODEL, ClaudeModel, merge_same_roles
+from stage.standin_server import TEST_KEY
 
 # The SDK treats "retry-after: 0" as "no advice" and backs off for about a second instead;
 # a one-millisecond retry-after-ms is what makes a retry immediate.
 RETRY_NOW = {"retry-after": "0", "retry-after-ms": "1"}
-
-SDK_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_PROFILE",
-           "ANTHROPIC_CONFIG_DIR", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_IDENTITY_TOKEN",
-           "ANTHROPIC_IDENTITY_TOKEN_FILE", "ANTHROPIC_FEDERATION_RULE_ID", "ANTHROPIC_ORGANIZATION_ID",
-           "CONTEXT_DESK_MODEL", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-           "http_proxy", "https_proxy", "all_proxy"]
-
-
-@pytest.fixture
-def server(monkeypatch, tmp_path):
-    """A running stand-in, with the environment pointing the SDK at it and nowhere else."""
-    for name in SDK_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    with StandIn() as standin:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", standin.url)
-        yield standin
-
 
 def assert_key_hidden(error: Exception) -> None:
     assert TEST_KEY not in str(error) and TEST_KEY not in repr(error)
@@ -207,7 +184,7 @@ def test_default_model_is_current_in_the_installed_sdk():
 
 def test_a_toy_window_refuses_before_sending(server):
     """A lesson's small desk holds with Claude too: the harness refuses locally, nothing is sent."""
-    from harness.model import describe_model, pick_model
+    from stage.switch import describe_model, pick_model
     model = pick_model(window=600)
     assert isinstance(model, ClaudeModel) and model.window == 600
     assert "classroom desk 600 tokens" in describe_model(model)

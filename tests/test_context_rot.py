@@ -4,11 +4,12 @@ import copy
 
 import pytest
 
-from harness.context import FullHistory, ThreeZoneCompaction
-from harness.offline import ContextRot, DeskModel
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory
 from harness.loop import run_agent
 from harness.messages import assistant, user
-from harness.tasks import file_reading_task
+from stage.offline import ContextRot, DeskModel
+from stage.tasks import file_reading_task
 
 SEEDS = range(10)
 

@@ -4,13 +4,16 @@ import copy
 
 import pytest
 
-from harness.context import FullHistory, ThreeZoneCompaction
-from harness.cost import PRICES, Prices, bill, bill_without_summary, fixed_tokens, lap_bills, reuses
-from harness.offline import DeskModel
-from harness.loop import Lap, run_agent
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory
+from harness.cost import PRICES, Prices, bill, fixed_tokens, lap_bills, reuses
+from harness.laps import Lap
+from harness.loop import run_agent
 from harness.messages import user
-from harness.tasks import file_reading_task
 from harness.tokens import Meter
+from stage.frontier import bill_without_summary
+from stage.offline import DeskModel
+from stage.tasks import file_reading_task
 
 CHARS4 = Meter("chars4")
 
@@ -170,7 +173,7 @@ def test_the_costs_add_up(compacting_run):
 
 
 def test_the_bill_without_the_summary_is_a_second_run(meter):
-    from harness.context import RunningSummary
+    from harness.running_summary import RunningSummary
 
     compared = bill_without_summary(file_reading_task(), RunningSummary(), meter=meter)
     assert compared.full_run.stopped == "answered"                 # the big window never overflowed

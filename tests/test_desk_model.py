@@ -2,13 +2,13 @@
 
 import pytest
 
-from harness.offline import DeskModel, Desk, write_summary
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.model import ContextOverflow
 from harness.prompts import COMPACTION_TEMPLATE, NAIVE_PROMPT, compaction_prompt, render
-from harness.tasks import GOAL, RULE
 from harness.tools import TOOL_SCHEMAS, Toolbox
+from stage.offline import Desk, DeskModel, write_summary
+from stage.tasks import GOAL, RULE
 
 
 def reply_to(model, messages, system=""):
@@ -169,12 +169,12 @@ def test_the_offline_model_cannot_know_which_lesson_or_strategy_is_running():
     from pathlib import Path
 
     allowed = {"harness.messages", "harness.model", "harness.tokens"}
-    for path in sorted((Path(__file__).resolve().parent.parent / "harness" / "offline").glob("*.py")):
+    for path in sorted((Path(__file__).resolve().parent.parent / "stage" / "offline").glob("*.py")):
         name = path.stem
         tree = ast.parse(path.read_text())
         imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
         imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
-        outside = {m for m in imported if m.startswith("harness") and not m.startswith("harness.offline")}
+        outside = {m for m in imported if m.startswith(("harness", "stage")) and not m.startswith("stage.offline")}
         assert outside <= allowed, f"{name} imports {outside - allowed}"
     # and the same context always gets the same reply, whoever sends it
     messages = [user(f"{GOAL} {RULE}")]
@@ -190,9 +190,9 @@ def test_a_summary_that_says_the_fix_ran_is_not_followed_by_a_second_run():
     assert reply.stop_reason == "end_turn" and "on staging" in reply.text
 
 
-@pytest.mark.parametrize("chunk_turns,keep_turns", [(1, 0), (1, 1), (2, 0), (3, 2)])
-def test_a_running_summary_that_folds_every_turn_runs_the_fix_once(chunk_turns, keep_turns):
-    from harness.context import RunningSummary
+@pytest.mark.parametrize("chunk_turns,tail_turns", [(1, 0), (1, 1), (2, 0), (3, 2)])
+def test_a_running_summary_that_folds_every_turn_runs_the_fix_once(chunk_turns, tail_turns):
+    from harness.running_summary import RunningSummary
     run = run_agent(f"{GOAL} {RULE}", DeskModel(window=5000),
-                    context=RunningSummary(chunk_turns=chunk_turns, keep_turns=keep_turns), max_laps=60)
+                    context=RunningSummary(chunk_turns=chunk_turns, tail_turns=tail_turns), max_laps=60)
     assert run.stopped == "answered" and [sql["target"] for sql in run.toolbox.sql_log] == ["staging"]

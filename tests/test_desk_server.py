@@ -4,27 +4,24 @@ HOME is a temporary folder (the SDK reads profiles from ~/.config/anthropic) and
 points at the server on 127.0.0.1, so nothing here can reach Anthropic's servers.
 """
 
-import sys
-from pathlib import Path
 
 import anthropic
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from desk_server import CLEARED, DeskServer, _system_text  # noqa: E402
-from standin_server import TEST_KEY  # noqa: E402
-from test_claude_backend import SDK_ENV  # noqa: E402
-
-from harness.api_levers import clear_old_tool_results, memory_tool, server_compaction  # noqa: E402
-from harness.claude import ClaudeModel  # noqa: E402
-from harness.context import FullHistory, ThreeZoneCompaction  # noqa: E402
-from harness.loop import run_agent  # noqa: E402
-from harness.messages import assistant, user  # noqa: E402
-from harness.model import ContextOverflow, ModelError, pick_model  # noqa: E402
-from harness.offline import DeskModel  # noqa: E402
-from harness.tasks import file_reading_task  # noqa: E402
-from harness.tokens import Meter  # noqa: E402
-from harness.tools import TOOL_SCHEMAS  # noqa: E402
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory
+from harness.loop import run_agent
+from harness.messages import assistant, user
+from harness.model import ContextOverflow, ModelError
+from harness.tokens import Meter
+from harness.tools import TOOL_SCHEMAS
+from stage.api_levers import clear_old_tool_results, memory_tool, server_compaction
+from stage.claude import ClaudeModel
+from stage.desk_server import CLEARED, DeskServer, _system_text
+from stage.offline import DeskModel
+from stage.standin_server import SDK_ENV, TEST_KEY
+from stage.switch import pick_model
+from stage.tasks import file_reading_task
 
 
 @pytest.fixture
@@ -121,7 +118,7 @@ def test_memory_lever_runs_with_its_tool_offered(server, tmp_path):
 
 
 def test_clearing_keeps_the_newest_results():
-    from desk_server import _clear_tool_results
+    from stage.desk_server import _clear_tool_results
 
     results = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": f"r{i}"}]}
                for i in range(5)]

@@ -1,20 +1,21 @@
 """Exercise 05 accepts a correct CLAUDE.md whatever form its database rule takes, and rejects a neutral mention.
 
-The check decides by running session two on the offline model (exercises/checks/ex05_memory.py), so this
-is also a test of what the model reads. Every rule form of the corpus is tried; a line that only mentions
-production, or a rule about something else, must be rejected.
+The check decides by running session two on the offline model (exercises/checks/ex05_memory.py). How the
+model reads each form of the rule from memory is tested on the whole corpus in test_rule_wordings.py; here
+every third form goes through the check itself. A line that only mentions production, or a rule about
+something else, must be rejected.
 """
 
 import pytest
+from rule_wordings import NOT_RULES, RULES
 
 from exercises.checks.ex05_memory import check_memory
-from rule_wordings import NOT_RULES, RULES
 
 POINTERS = ("- Sign-in lives in app/auth.py; database changes are SQL files in migrations/.\n"
             "- A migration that has not run yet says `-- status: pending` on line 2.\n")
 
 
-@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("rule", RULES[1::3])
 def test_every_form_of_the_rule_passes(rule, capsys):
     assert check_memory(POINTERS + f"- {rule}\n", 150), capsys.readouterr().out
 

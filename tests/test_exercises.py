@@ -14,7 +14,6 @@ import asyncio
 import io
 import os
 import re
-import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -22,16 +21,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from exercises import checks, make_student_copies
 from harness.context import DROPPED_NOTICE
 from harness.messages import blocks_of, safe_cuts, text_of, tool_results, user
 from harness.prompts import COMPACTION_TEMPLATE, NAIVE_PROMPT
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = ROOT / "exercises"
-sys.path.insert(0, str(EXERCISES))
-
-import checks  # noqa: E402
-import make_student_copies  # noqa: E402
 
 NAMES = [p.stem for p in sorted((EXERCISES / "solutions").glob("[0-9][0-9]_*.ipynb"))]
 LESSONS = {"01": "01_the_filling_desk", "02": "02_sliding_window_failure", "03": "03_three_zone_compaction",
@@ -81,6 +77,7 @@ def _check_outputs(book) -> list[str]:
     return found
 
 
+@pytest.mark.integration      # runs the notebooks in kernels
 @pytest.mark.parametrize("name", NAMES)
 def test_solution_runs_headless_and_every_check_passes(executed, name):
     book, error = executed[EXERCISES / "solutions" / f"{name}.ipynb"]
@@ -92,6 +89,7 @@ def test_solution_runs_headless_and_every_check_passes(executed, name):
         assert "FAIL" not in text and "Not done" not in text, text
 
 
+@pytest.mark.integration      # runs the notebooks in kernels
 @pytest.mark.parametrize("name", NAMES)
 def test_student_copy_runs_headless_and_every_check_says_not_done(executed, name):
     book, error = executed[EXERCISES / f"{name}.ipynb"]
@@ -990,7 +988,7 @@ def test_wrong_answer_is_rejected_with_its_hint(check, answer, hint):
 
 def test_cheapest_settings_wrong_answers_follow_the_table(capsys):
     """Which pairs are wrong depends on the model's runs, so the wrong answers are read off the check's own table."""
-    from checks import ex04_running_summary as ex04
+    from exercises.checks import ex04_running_summary as ex04
     window, goal, rule, at = ex04._SWEEP_CASE
     table = ex04.once(("sweep",) + ex04._SWEEP_CASE, lambda: ex04._sweep(window, ex04.sweep_task(goal, rule, at)))
     good = {pair: bill for pair, (bill, ok) in table.items() if ok}
@@ -1135,15 +1133,16 @@ def test_an_error_names_the_line_of_the_students_code():
 
 def test_an_error_in_the_harness_is_not_blamed_on_the_student(monkeypatch):
     """If the model itself breaks during a check, the verdict says so instead of blaming the answer."""
-    from harness.offline import DeskModel
+    from stage.offline import DeskModel
     monkeypatch.setattr(DeskModel, "reply", text_of)          # a harness function called wrongly: a TypeError
     ok, printed = verdict(C.check_memory, solution("05_memory", "MEMORY"), 80)
     assert ok is False and "could not finish" in printed and "not in your answer" in printed, printed
 
 
 def test_an_injected_full_disk_is_undone_whatever_happens(tmp_path):
-    from checks.ex05_memory import disk_full_for
     import builtins
+
+    from exercises.checks.ex05_memory import disk_full_for
     before = builtins.open
     target = tmp_path / "CLAUDE.md"
     target.write_text("- kept\n")
@@ -1163,7 +1162,7 @@ def test_compare_with_tokenizer_prints_both_counts_and_survives_a_stub():
 # ---- the generators make the cases a careful grader tries ------------------------------------------------
 
 def test_the_window_scenarios_hold_every_edge():
-    from checks.ex02_sliding_window import NOTICE, window_scenarios
+    from exercises.checks.ex02_sliding_window import NOTICE, window_scenarios
     for pinned in (False, True):
         cases = list(window_scenarios(2, pinned=pinned))
         totals = [(sum(c(m) for m in ms), b, ms, c) for ms, b, c in cases]
@@ -1196,7 +1195,7 @@ def test_the_solutions_pass_on_other_seeds_too(seed):
 
 def test_the_readme_says_only_what_the_offline_model_does():
     """Every wording the exercises README says the model reads sends session two to staging; the others do not."""
-    from checks.ex05_memory import session_two
+    from exercises.checks.ex05_memory import session_two
     text = (EXERCISES / "README.md").read_text(encoding="utf-8")
     reads = text[text.index("- **A rule about the database target.**"):text.index("It ignores")]
     ignores = text[text.index("It ignores"):text.index("the full list is in")]     # the ignored and the missed

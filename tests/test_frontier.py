@@ -1,20 +1,21 @@
 """The cost frontier: which runs no other run beats on both tokens and dollars, measured on real runs,
-drawn by harness.plots.plot_cost_frontier, and reported by benchmarks.cache_frontier with its goal line."""
+drawn by stage.plots.plot_cost_frontier, and reported by benchmarks.cache_frontier with its goal line."""
 
 import matplotlib
 
 matplotlib.use("Agg")
 
-import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from benchmarks import cache_frontier  # noqa: E402
-from harness.cache_aware import ClearThenCompact  # noqa: E402
-from harness.context import FullHistory, SlidingWindow, ThreeZoneCompaction  # noqa: E402
-from harness.frontier import Point, frontier, measure, sweep  # noqa: E402
-from harness.plots import plot_cost_frontier  # noqa: E402
-from harness.tasks import file_reading_task  # noqa: E402
+from benchmarks import cache_frontier
+from harness.cache_aware import ClearThenCompact
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, SlidingWindow
+from stage.frontier import Point, frontier, measure, sweep
+from stage.plots import plot_cost_frontier
+from stage.tasks import file_reading_task
 
 
 def point(tokens, dollars, kept=True, reached=True, family="three-zone"):

@@ -5,9 +5,10 @@ import json
 import pytest
 
 from harness.context import FullHistory
-from harness.offline import DeskModel
-from harness.loop import load_transcript, run_agent
+from harness.laps import load_transcript
+from harness.loop import run_agent
 from harness.model import ModelError, Reply
+from stage.offline import DeskModel
 
 
 def test_full_run_answers_with_a_lap_record_per_lap(task, meter):

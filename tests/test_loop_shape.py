@@ -1,19 +1,21 @@
 """run_agent is the bare loop of lesson 01: the same messages, lap for lap, on every workspace, and a loop
 body short enough for one screen. A strategy may hand back a plain list (the zones default), and a
-running summary that keeps no turn verbatim (keep_turns=0) still folds and stays on the desk."""
+running summary that keeps no turn verbatim (tail_turns=0) still folds and stays on the desk."""
 
 import inspect
 from pathlib import Path
 
 import pytest
 
-from harness.context import FullHistory, RunningSummary, Strategy
+from harness.context import FullHistory, Strategy
 from harness.loop import run_agent
 from harness.messages import assistant, tool_uses, user
-from harness.model import CLASS_WINDOW, pick_model
+from harness.model import CLASS_WINDOW
 from harness.prompts import SYSTEM_PROMPT
-from harness.tasks import file_reading_task, workspace_task
+from harness.running_summary import RunningSummary
 from harness.tools import WORKSPACE, Toolbox
+from stage.switch import pick_model
+from stage.tasks import file_reading_task, workspace_task
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKSPACES = [WORKSPACE] + sorted(p for p in (ROOT / "workspaces").iterdir() if (p / ".task.toml").is_file())
@@ -74,7 +76,7 @@ def test_a_running_summary_that_keeps_no_turn_still_folds_and_fits(chunk):
     the model has seen it once, and the offline agent loses track of having applied its fix (the tail rule
     of lesson 03: keep the turn the agent is acting on)."""
     task = file_reading_task()
-    run = run_agent(task.request, pick_model(window=CLASS_WINDOW), context=RunningSummary(chunk, keep_turns=0))
+    run = run_agent(task.request, pick_model(window=CLASS_WINDOW), context=RunningSummary(chunk, tail_turns=0))
     folds = [lap for lap in run.laps if lap.kind == "fold"]
     assert run.stopped == "answered" and folds
     assert all(lap.assembled_tokens < CLASS_WINDOW for lap in run.laps)

@@ -9,16 +9,16 @@ import pytest
 
 from benchmarks.two_sessions import jot_notes, session_one, session_two, two_sessions
 from harness import promote as promote_module
-from harness.context import ThreeZoneCompaction
-from harness.offline import DeskModel
+from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
 from harness.memory import MEMORY_HEADER, imports_in, load_memory, system_prompt
-from harness.promote import MemoryFileError, append_to_memory, normalise, promote, remember_into, standing_constraints
 from harness.notes import memory_costs, recall, write_note
+from harness.promote import MemoryFileError, append_to_memory, normalise, promote, remember_into, standing_constraints
 from harness.prompts import SYSTEM_PROMPT
-from harness.tasks import GOAL, file_reading_task
-from harness.tools import WORKSPACE, Toolbox
 from harness.tokens import Meter
+from harness.tools import WORKSPACE, Toolbox
+from stage.offline import DeskModel
+from stage.tasks import GOAL, file_reading_task
 
 RULE_LINE = "- Never touch production: run database changes on staging only."
 

@@ -5,20 +5,18 @@ test per kind checks that the misbehaviour really happened (a model that quietly
 every other test of it worthless).
 """
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from misbehaving import BAD_CALLS, KINDS, model_named  # noqa: E402
-
-from harness.context import (ClearToolResults, FullHistory, RunningSummary, SlidingWindow,  # noqa: E402
-                             ThreeZoneCompaction)
-from harness.loop import run_agent  # noqa: E402
-from harness.messages import tool_results  # noqa: E402
-from harness.offline import DeskModel  # noqa: E402
-from harness.tasks import file_reading_task  # noqa: E402
+from harness.clearing import ClearToolResults
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, SlidingWindow
+from harness.loop import run_agent
+from harness.messages import tool_results
+from harness.running_summary import RunningSummary
+from stage.misbehaving import BAD_CALLS, KINDS, model_named
+from stage.offline import DeskModel
+from stage.tasks import file_reading_task
 
 CLEAN = {"answered", "overflow", "compaction_failed", "max_laps"}
 STRATEGIES = [FullHistory, SlidingWindow, ThreeZoneCompaction, RunningSummary, ClearToolResults]

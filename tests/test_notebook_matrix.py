@@ -10,17 +10,15 @@ notebooks run at a time, each with its own server: a notebook spends much of its
 kernel, so two share the two cores well.
 """
 
-import sys
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from misbehaving import KINDS, PREFIX  # noqa: E402
-from notebook_matrix import DESK, NOTEBOOKS, summary  # noqa: E402
+from benchmarks.notebook_matrix import cells, run_cell
+from stage.misbehaving import KINDS, PREFIX
+from stage.notebook_matrix import DESK, NOTEBOOKS, summary
 
-from benchmarks.notebook_matrix import cells, run_cell  # noqa: E402
+pytestmark = pytest.mark.integration      # notebooks through the SDK
 
 LESSONS = {p.stem[:2]: p for p in NOTEBOOKS if p.parent.name == "notebooks"}
 FAST = [(DESK, "01"), (DESK, "06"), ("answers-at-once", "03"), ("empty-summary", "04"),

@@ -10,6 +10,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.integration      # runs every notebook in a kernel
+
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 ALL = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 LESSONS = [p for p in ALL if not p.name.startswith(("00_", "06_"))]

@@ -5,8 +5,11 @@ import sys
 import time
 from pathlib import Path
 
-from harness.offline import DeskModel
-from harness.loop import load_transcript, run_agent
+import pytest
+
+from harness.laps import load_transcript
+from harness.loop import run_agent
+from stage.offline import DeskModel
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -15,9 +18,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 SLOW_RUN = """
 import sys, time
-from harness.offline import DeskModel
+from stage.offline import DeskModel
 from harness.loop import run_agent
-from harness.tasks import file_reading_task
+from stage.tasks import file_reading_task
 class Slow(DeskModel):
     def reply(self, *a, **k):
         time.sleep(0.15)
@@ -26,6 +29,7 @@ run_agent(file_reading_task().request, Slow(window=20000), transcript=sys.argv[1
 """
 
 
+@pytest.mark.integration      # kills a real process
 def test_killing_the_process_mid_run_leaves_a_readable_transcript_that_resumes(tmp_path):
     path = tmp_path / "run.jsonl"
     proc = subprocess.Popen([sys.executable, "-c", SLOW_RUN, str(path)], cwd=REPO)

@@ -2,13 +2,13 @@
 
 import pytest
 
-from harness.context import ThreeZoneCompaction
-from harness.offline import DeskModel
-from harness.offline.summaries import on_focus, write_summary
+from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.prompts import compaction_prompt, render
-from harness.tasks import file_reading_task
+from stage.offline import DeskModel
+from stage.offline.summaries import on_focus, write_summary
+from stage.tasks import file_reading_task
 
 FIX = "UPDATE users SET email = lower(email);"
 

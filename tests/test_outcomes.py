@@ -1,19 +1,16 @@
 """The outcome sentences say what the run did -- checked against runs that did different things."""
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from misbehaving import KINDS  # noqa: E402
-
-from harness.context import FullHistory, SlidingWindow, ThreeZoneCompaction  # noqa: E402
-from harness.loop import run_agent  # noqa: E402
-from harness.offline import DeskModel  # noqa: E402
-from harness.outcomes import how_it_ended, what_became_of, where_the_fix_went  # noqa: E402
-from harness.plots import where_on_desk  # noqa: E402
-from harness.tasks import file_reading_task  # noqa: E402
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, SlidingWindow
+from harness.loop import run_agent
+from stage.misbehaving import KINDS
+from stage.offline import DeskModel
+from stage.outcomes import how_it_ended, what_became_of, where_the_fix_went
+from stage.plots import where_on_desk
+from stage.tasks import file_reading_task
 
 
 def go(model, strategy, rule_at_lap=None, max_laps=60):

@@ -6,18 +6,14 @@ The three hand-made workspaces are held to the same conventions.
 """
 
 import re
-import sys
 import tomllib
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from random_workspace import DOMAINS, RULES, check_workspace, content_words, make_workspace, workspace_size
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from random_workspace import (  # noqa: E402
-    DOMAINS, RULES, check_workspace, content_words, make_workspace, workspace_size)
-
-from harness.tools import Toolbox  # noqa: E402
+from harness.tools import Toolbox
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = range(200)
@@ -149,21 +145,21 @@ def test_the_checker_notices_a_missing_statement_and_a_wrong_correction(made):
 
 # ---- the hand-made workspaces ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("folder", ["workspace", "workspaces/greenhouse", "workspaces/library"])
+@pytest.mark.parametrize("folder", ["workspaces/ledgerly", "workspaces/greenhouse", "workspaces/library"])
 def test_the_hand_made_workspaces_keep_the_same_conventions(folder):
     root = REPO / folder
     spec = tomllib.loads((root / ".task.toml").read_text(encoding="utf-8"))
     assert {"request", "rule", "cause", "fix", "fact", "correction", "corrected_statement"} <= set(spec)
     assert check_workspace(root, spec) == []
     assert ".task.toml" not in Toolbox(root)._tool_list_files()
-    if folder != "workspace":
+    if folder != "workspaces/ledgerly":
         count, size = workspace_size(root)
         assert 18 <= count <= 30 and 25_000 <= size <= 45_000, (count, size)
 
 
 def test_ledgerly_task_file_matches_the_lesson_task():
-    from harness.tasks import GOAL, RULE
-    spec = tomllib.loads((REPO / "workspace/.task.toml").read_text(encoding="utf-8"))
+    from stage.tasks import GOAL, RULE
+    spec = tomllib.loads((REPO / "workspaces/ledgerly/.task.toml").read_text(encoding="utf-8"))
     assert spec["request"] == GOAL and spec["rule"] == RULE
 
 

@@ -6,11 +6,12 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 from tools import build_views, rehearsal
 from tools.lessons import LESSONS, read, tags
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_segment_fits_its_box():
@@ -22,6 +23,7 @@ def test_every_segment_fits_its_box():
     assert fits
 
 
+@pytest.mark.integration      # the command, in a process
 def test_the_command_prints_the_estimate_and_its_paces():
     done = subprocess.run([sys.executable, "-m", "tools.rehearsal"], cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr

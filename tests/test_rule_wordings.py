@@ -6,14 +6,14 @@ Each run is the class task on a desk built by hand up to the point of acting, so
 """
 
 import pytest
+from rule_wordings import NOT_RULES, OTHER_TARGETS, RULES
 
 from harness.context import SlidingWindow
 from harness.loop import run_agent
 from harness.messages import assistant, user
-from harness.offline import DeskModel
-from harness.tasks import GOAL
 from harness.tools import Toolbox
-from rule_wordings import NOT_RULES, OTHER_TARGETS, RULES
+from stage.offline import DeskModel
+from stage.tasks import GOAL
 
 
 def ready_desk(box):

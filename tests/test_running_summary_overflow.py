@@ -7,13 +7,13 @@ so ``str.format`` asked for a ``{summary}`` field it was never given: ``KeyError
 
 import pytest
 
-from harness.context import RunningSummary
 from harness.loop import run_agent
 from harness.messages import user
 from harness.model import Reply
-from harness.offline import DeskModel
 from harness.prompts import FOLD_PROMPT
-from harness.tasks import file_reading_task
+from harness.running_summary import RunningSummary
+from stage.offline import DeskModel
+from stage.tasks import file_reading_task
 
 CLEAN_STOPS = {"answered", "overflow", "compaction_failed", "max_laps"}
 
@@ -47,7 +47,7 @@ def test_compact_folds_with_the_fold_prompt():
     """Called directly (as the loop's retry does), compact folds everything but the newest turn."""
     task = file_reading_task()
     full = run_agent(task.request, DeskModel(window=20_000), max_laps=6)
-    strategy = RunningSummary(keep_turns=1)
+    strategy = RunningSummary(tail_turns=1)
     strategy.start()
     desk = strategy.compact(full.history, lap=6, model=DeskModel(window=20_000))
     assert desk.kind == "fold" and desk.summary
@@ -55,7 +55,7 @@ def test_compact_folds_with_the_fold_prompt():
 
 
 def test_compact_with_nothing_to_fold_says_so_once():
-    strategy = RunningSummary(keep_turns=1)
+    strategy = RunningSummary(tail_turns=1)
     strategy.start()
     history = [user("Fix the bug.")]
     first = strategy.compact(history, lap=1, model=DeskModel())

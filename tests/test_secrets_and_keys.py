@@ -1,17 +1,13 @@
 """No key means the offline model, said in one line; a key never leaks anywhere; no notebook holds a key or a local path."""
 
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from standin_server import TEST_KEY, error_body  # noqa: E402
-from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture)
-
-from harness.claude import ClaudeModel  # noqa: E402
-from harness.offline import DeskModel  # noqa: E402
-from harness.loop import run_agent  # noqa: E402
-from harness.model import describe_model, pick_model  # noqa: E402
+from harness.loop import run_agent
+from stage.claude import ClaudeModel
+from stage.offline import DeskModel
+from stage.standin_server import TEST_KEY, error_body
+from stage.switch import describe_model, pick_model
 
 REPO = Path(__file__).resolve().parent.parent
 

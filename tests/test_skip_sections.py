@@ -6,15 +6,14 @@ fresh kernel would give the section; modules stay imported, which a fresh kernel
 It prints, per lesson, how many sections failed and which, and asserts that none did.
 """
 
-import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools.lessons import LESSONS, read, tags
+
+pytestmark = pytest.mark.integration      # runs notebook sections in kernels
 
 RESET = "get_ipython().run_line_magic('reset', '-f')"
 

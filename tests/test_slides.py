@@ -12,18 +12,17 @@ to ``test-artifacts/slides/``. Without /usr/bin/chromium they are skipped, unles
 
 import os
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import PIL.Image
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chromium import CHROMIUM, CHROMIUM_ARGS, need_chromium  # noqa: E402
+from chromium import CHROMIUM, CHROMIUM_ARGS, need_chromium
 
 from slides import build as slide_build
 from slides import figures as slide_figures
+
+pytestmark = pytest.mark.integration      # builds the decks, and plays them in Chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 SLIDES = ROOT / "slides"

@@ -6,14 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.context import (ClearToolResults, FullHistory, RunningSummary, SlidingWindow,
-                             ThreeZoneCompaction, turn_starts)
-from harness.offline import DeskModel
+from harness.clearing import ClearToolResults
+from harness.compaction import ThreeZoneCompaction, turn_starts
+from harness.context import FullHistory, SlidingWindow
 from harness.loop import run_agent
 from harness.messages import assistant, pair_problems, user
 from harness.prompts import NAIVE_PROMPT
-from harness.tasks import RULE, file_reading_task
+from harness.running_summary import RunningSummary
 from harness.tokens import Meter
+from stage.offline import DeskModel
+from stage.tasks import file_reading_task
 
 ALL = [FullHistory, SlidingWindow, ThreeZoneCompaction, RunningSummary, ClearToolResults]
 
@@ -85,7 +87,7 @@ def test_running_summary_stays_flat_while_raw_grows(meter):
 
 
 def test_clearing_leaves_pointers_and_no_model_call(meter):
-    run = go(ClearToolResults(keep_last=3), meter=meter)
+    run = go(ClearToolResults(tail_turns=3), meter=meter)
     assert run.stopped == "answered" and run.database_target == "staging"
     assert sum(lap.summary_calls for lap in run.laps) == 0
     last = run.laps[-1].sent
@@ -111,13 +113,16 @@ def test_bad_settings_are_refused_before_any_work():
     with pytest.raises(ValueError, match="budget"):
         SlidingWindow(budget=-5)
     with pytest.raises(ValueError, match="negative"):
-        ClearToolResults(keep_last=-1)
+        ClearToolResults(tail_turns=-1)
 
 
 def test_head_and_tail_too_big_is_reported_once(meter):
+    """A tail of 8 turns on a 3,000-token desk cannot be compacted: said once, not every lap after."""
     run = go(ThreeZoneCompaction(tail_turns=8), window=3000, meter=meter)
     stuck = [lap for lap in run.laps if lap.kind == "stuck"]
-    assert len(stuck) <= 1
+    assert len(stuck) == 1 and "cannot compact" in stuck[0].event
+    after = run.laps[stuck[0].number:]
+    assert after and all(lap.kind in ("none", "overflow") for lap in after)
 
 
 # ---- property: whatever the history, no tool pair is ever split -------------------------------
@@ -152,8 +157,8 @@ class Echo:
 def test_no_strategy_ever_splits_a_tool_pair(history, which, keep, threshold, pin):
     """Random histories and settings: valid pairs, the pinned head first, and a desk that fits or says why."""
     meter = Meter("chars4")
-    kwargs = {ClearToolResults: {"keep_last": keep}, ThreeZoneCompaction: {"tail_turns": keep, "threshold": threshold},
-              RunningSummary: {"keep_turns": keep}, SlidingWindow: {"pin_head": pin}}.get(which, {})
+    kwargs = {ClearToolResults: {"tail_turns": keep}, ThreeZoneCompaction: {"tail_turns": keep, "threshold": threshold},
+              RunningSummary: {"tail_turns": keep}, SlidingWindow: {"pin_head": pin}}.get(which, {})
     strategy = which(**kwargs)
     strategy.start()
     before = copy.deepcopy(history)

@@ -1,19 +1,15 @@
 """Sub-agents: the parent's desk grows by short reports, not by the files its sub-agents read."""
 
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_claude_backend import server  # noqa: E402,F401  (the stand-in fixture)
 
-from harness.claude import ClaudeModel  # noqa: E402
-from harness.context import FullHistory  # noqa: E402
-from harness.offline import DeskModel  # noqa: E402
-from harness.offline.findings import facts_in_report  # noqa: E402
-from harness.loop import run_agent  # noqa: E402
-from harness.subagent import DelegatingToolbox, measure_delegation, report_of  # noqa: E402
-from harness.tasks import GOAL, file_reading_task  # noqa: E402
-from harness.tools import Toolbox  # noqa: E402
+from harness.context import FullHistory
+from harness.loop import run_agent
+from harness.tools import Toolbox
+from stage.claude import ClaudeModel
+from stage.offline import DeskModel
+from stage.offline.findings import facts_in_report
+from stage.subagent import DelegatingToolbox, measure_delegation, report_of
+from stage.tasks import GOAL, file_reading_task
 
 
 def test_the_parents_desk_stays_small_when_it_delegates(meter):

@@ -12,13 +12,17 @@ import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
-from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
-from harness.offline import DeskModel
-from harness.loop import Lap, run_agent
+from harness.clearing import ClearToolResults
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, SlidingWindow
+from harness.laps import Lap
+from harness.loop import run_agent
 from harness.messages import assistant, user
+from harness.running_summary import RunningSummary
 from harness.tokens import Meter
-from harness.widgets import (ZONES, Dashboard, Picture, draw_desk, live_plot, plot_tokens, summary_text,
-                             threshold_tokens, visibility_lines, where_on_desk)
+from stage.offline import DeskModel
+from stage.widgets import (ZONES, Dashboard, Picture, draw_desk, live_plot, plot_tokens, summary_text,
+                           threshold_tokens, visibility_lines, where_on_desk)
 
 STRATEGIES = {
     "full history": FullHistory,
@@ -32,7 +36,7 @@ STRATEGIES = {
 @pytest.fixture(scope="module")
 def runs():
     """One offline run per strategy, on the class task: {name: (run, model)}."""
-    from harness.tasks import file_reading_task
+    from stage.tasks import file_reading_task
 
     task, meter, made = file_reading_task(), Meter(), {}
     for name, strategy in STRATEGIES.items():
@@ -150,7 +154,7 @@ def test_desk_has_one_block_per_message_sent_as_wide_as_its_tokens(runs, name):
 
 
 def test_visibility_line_says_not_visible_once_a_sliding_window_dropped_the_rule(runs):
-    from harness.tasks import file_reading_task
+    from stage.tasks import file_reading_task
 
     task = file_reading_task()
     run, model = runs["sliding window"]
@@ -209,7 +213,7 @@ def test_dashboard_builds_with_its_controls_and_no_float_slider(dashboard):
     assert isinstance(controls["window"], ipywidgets.IntSlider) and controls["window"].value == 5000
     assert isinstance(controls["threshold"], ipywidgets.SelectionSlider)
     assert controls["threshold"].value == 0.75
-    assert isinstance(controls["tail"], ipywidgets.IntSlider)
+    assert isinstance(controls["tail_turns"], ipywidgets.IntSlider)
     assert set(dashboard.buttons) == {"step", "play", "pause", "reset"}
     assert dashboard.run is None and dashboard.shown == 0
 
@@ -272,7 +276,7 @@ def test_the_display_offers_the_widget_and_a_png_for_headless_runs(dashboard):
 
 
 def test_live_plot_redraws_for_each_lap_and_passes_it_on(capsys):
-    from harness.tasks import file_reading_task
+    from stage.tasks import file_reading_task
 
     seen = []
     live = live_plot(on_lap=seen.append, rule=file_reading_task().rule)
@@ -280,13 +284,14 @@ def test_live_plot_redraws_for_each_lap_and_passes_it_on(capsys):
     assert live.laps == run.laps == seen
 
 
-@pytest.mark.slow
+
+@pytest.mark.integration      # a notebook in a kernel
 def test_show_dashboard_leaves_an_image_when_a_notebook_runs_headless(tmp_path):
     """nbclient runs no widget frontend: the dashboard's PNG fallback must land in the cell's outputs."""
     from nbclient import NotebookClient
 
     notebook = nbformat.v4.new_notebook()
-    code = "from harness.widgets import show_dashboard\nshow_dashboard()"
+    code = "from stage.widgets import show_dashboard\nshow_dashboard()"
     notebook.cells = [nbformat.v4.new_code_cell(code)]
     client = NotebookClient(notebook, timeout=120, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}})

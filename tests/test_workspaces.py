@@ -1,6 +1,6 @@
 """The lesson phenomena on codebases other than the class workspace, and on random small ones.
 
-Each hand-made workspace (``workspace/``, ``workspaces/greenhouse``, ``workspaces/library``) differs in
+Each hand-made workspace (``workspaces/ledgerly/``, ``workspaces/greenhouse``, ``workspaces/library``) differs in
 domain, layout, markers, kind of fix and rule wording. On each, with a desk about half the size of the
 whole task (``benchmarks.compare``), the same kinds of behaviour must come out of real runs.
 """
@@ -9,19 +9,20 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
-from benchmarks.compare import compare
-from harness.context import FullHistory, ThreeZoneCompaction
-from harness.loop import run_agent
-from harness.memory import load_memory, system_prompt
-from harness.offline import DeskModel
-from harness.prompts import NAIVE_PROMPT
-from harness.tasks import workspace_task
-from harness.tools import Toolbox
 from random_workspace import make_workspace
 
+from benchmarks.compare import compare
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory
+from harness.loop import run_agent
+from harness.memory import load_memory, system_prompt
+from harness.prompts import NAIVE_PROMPT
+from harness.tools import Toolbox
+from stage.offline import DeskModel
+from stage.tasks import workspace_task
+
 ROOT = Path(__file__).resolve().parent.parent
-WORKSPACES = [ROOT / "workspace", ROOT / "workspaces" / "greenhouse", ROOT / "workspaces" / "library"]
+WORKSPACES = [ROOT / "workspaces" / "ledgerly", ROOT / "workspaces" / "greenhouse", ROOT / "workspaces" / "library"]
 
 
 def spec_of(folder: Path) -> dict:
@@ -32,7 +33,7 @@ def spec_of(folder: Path) -> dict:
 @pytest.fixture(scope="module", params=WORKSPACES, ids=lambda p: p.name)
 def tables(request):
     folder = request.param
-    window = 5000 if folder.name == "workspace" else None
+    window = 5000 if folder.name == "ledgerly" else None
     by_name = lambda rows: {r["strategy"]: r for r in rows}
     return folder, by_name(compare(None, window, folder)), by_name(compare(3, window, folder, correct_at=2))
 
@@ -99,7 +100,7 @@ def test_a_correction_wins_while_it_is_on_the_desk(folder):
 
 
 def test_the_template_carries_a_correction_and_a_vague_summary_drops_it():
-    folder = ROOT / "workspace"
+    folder = ROOT / "workspaces" / "ledgerly"
     spec, task = spec_of(folder), workspace_task(folder)
     runs = {}
     for name, prompt in (("template", None), ("naive", NAIVE_PROMPT)):

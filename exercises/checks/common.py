@@ -24,12 +24,12 @@ from pathlib import Path
 
 from harness.loop import run_agent
 from harness.messages import assistant, text_of, user
-from harness.model import describe_model
-from harness.offline import DeskModel
 from harness.prompts import SYSTEM_PROMPT
-from harness.tasks import GOAL, RULE, file_reading_task
 from harness.tokens import Meter
 from harness.tools import WORKSPACE
+from stage.offline import DeskModel
+from stage.switch import describe_model
+from stage.tasks import GOAL, RULE, file_reading_task
 
 METER = Meter("tiktoken")      # one meter for every run: its per-message cache keeps the runs fast
 _RUNS: dict = {}               # runs that involve no student code, made once per kernel

@@ -16,9 +16,9 @@ import random
 
 from harness.context import FullHistory
 from harness.messages import blocks_of, text_of, user
-from harness.tasks import file_reading_task
 from harness.tokens import tiktoken_count
 from harness.tools import WORKSPACE
+from stage.tasks import file_reading_task
 
 from .common import (GOALS, RULES, Fail, NotDone, call_on_copy, how_it_stopped, need_function, once, random_history,
                      run, verdict, worked_history)

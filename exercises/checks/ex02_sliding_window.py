@@ -17,10 +17,10 @@ from __future__ import annotations
 import random
 
 from harness.context import DROPPED_NOTICE, Assembly, SlidingWindow, Strategy
-from harness.loop import Lap
+from harness.laps import Lap
 from harness.messages import assistant, blocks_of, is_plain_user, pair_problems, safe_cuts, text_of, user
-from harness.tasks import file_reading_task
 from harness.tokens import Meter
+from stage.tasks import file_reading_task
 
 from .common import (RULES, Fail, call, call_on_copy, how_it_stopped, need_function, on_desk, once, random_history,
                      run, text_block, verdict, words)

@@ -14,10 +14,10 @@ from __future__ import annotations
 import random
 import re
 
-from harness.context import ThreeZoneCompaction
+from harness.compaction import ThreeZoneCompaction
 from harness.messages import is_plain_user, text_of, tool_results
 from harness.prompts import compaction_prompt
-from harness.tasks import GOAL, RULE, Task, file_reading_task
+from stage.tasks import GOAL, RULE, Task, file_reading_task
 
 from .common import (RULES, Fail, NotDone, call_on_copy, how_it_stopped, need_function, random_history, run, verdict,
                      worked_history)

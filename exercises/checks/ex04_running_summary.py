@@ -14,13 +14,15 @@ from __future__ import annotations
 import numbers
 import random
 
-from harness.context import Assembly, FullHistory, RunningSummary, Strategy, ThreeZoneCompaction, turn_starts
+from harness.compaction import ThreeZoneCompaction, turn_starts
+from harness.context import Assembly, FullHistory, Strategy
 from harness.messages import user
 from harness.prompts import SUMMARY_HEADER, fold_prompt, render
-from harness.tasks import file_reading_task
+from harness.running_summary import RunningSummary
+from stage.tasks import file_reading_task
 
-from .common import (GOALS, RULES, Fail, call, call_on_copy, how_it_stopped, need_function, once,
-                     random_history, run, verdict)
+from .common import (GOALS, RULES, Fail, call, call_on_copy, how_it_stopped, need_function, once, random_history,
+                     run, verdict)
 
 _CHANGED = ("walk the events with slices (events[start:start + chunk_size]); never pop from or clear the list "
             "you were given -- in the loop it is part of the raw history.")
@@ -115,15 +117,15 @@ def _fold_problem(events, chunk, start, calls, got, size) -> Fail | None:
 class FoldLoop(Strategy):
     """Runs ``fn(events, fold, chunk_size, summary)`` inside the loop: your fold loop as a strategy.
 
-    Once ``chunk_turns`` turns have finished beyond the newest ``keep_turns``, their messages go to ``fn``
+    Once ``chunk_turns`` turns have finished beyond the newest ``tail_turns``, their messages go to ``fn``
     with a ``fold(summary, chunk)`` that asks the model to fold ``chunk`` into ``summary``. The desk is
     the request + one summary message + the messages not folded yet.
     """
 
     name = "your running summary"
 
-    def __init__(self, fn, chunk_turns: int = 2, keep_turns: int = 1, max_words: int = 180):
-        self.fn, self.chunk_turns, self.keep_turns, self.max_words = fn, chunk_turns, keep_turns, max_words
+    def __init__(self, fn, chunk_turns: int = 2, tail_turns: int = 1, max_words: int = 180):
+        self.fn, self.chunk_turns, self.tail_turns, self.max_words = fn, chunk_turns, tail_turns, max_words
         self.start()
 
     def start(self):
@@ -139,8 +141,8 @@ class FoldLoop(Strategy):
             return reply.text.strip()
 
         starts = turn_starts(history, start=self.upto)
-        if len(starts) >= self.keep_turns + self.chunk_turns:
-            cut = starts[-self.keep_turns] if self.keep_turns else len(history)
+        if len(starts) >= self.tail_turns + self.chunk_turns:
+            cut = starts[-self.tail_turns] if self.tail_turns else len(history)
             self.summary = call(f"running_summary inside the loop at lap {lap}", self.fn, history[self.upto:cut],
                                 fold, 2 * self.chunk_turns, self.summary)
             self.upto = cut
@@ -225,18 +227,18 @@ def sweep_task(goal: str, rule: str, at: int | None):
 
 
 def _sweep(window, task):
-    """{(chunk_turns, keep_turns): (bill, finished on staging)} over the grid, made by the check itself."""
+    """{(chunk_turns, tail_turns): (bill, finished on staging)} over the grid, made by the check itself."""
     table = {}
     for chunk in CHUNKS:
         for keep in KEEPS:
-            r = run(RunningSummary(chunk_turns=chunk, keep_turns=keep), window, task, max_laps=_SWEEP_MAX_LAPS)
+            r = run(RunningSummary(chunk_turns=chunk, tail_turns=keep), window, task, max_laps=_SWEEP_MAX_LAPS)
             table[(chunk, keep)] = (sum(lap.billed_input for lap in r.laps),
                                     r.stopped == "answered" and r.database_target == "staging")
     return table
 
 
 def check_cheapest_settings(cheapest_settings) -> bool:
-    """Your sweep on a request it has not seen: the cheapest (chunk_turns, keep_turns) that finishes on staging."""
+    """Your sweep on a request it has not seen: the cheapest (chunk_turns, tail_turns) that finishes on staging."""
 
     def body():
         need_function(cheapest_settings, "cheapest_settings")
@@ -250,16 +252,16 @@ def check_cheapest_settings(cheapest_settings) -> bool:
         if not (isinstance(got, (tuple, list)) and len(got) == 2
                 and all(isinstance(x, int) and not isinstance(x, bool) for x in got)):
             raise Fail(f"cheapest_settings returned {got!r}",
-                       "return a pair of whole numbers: (chunk_turns, keep_turns).")
+                       "return a pair of whole numbers: (chunk_turns, tail_turns).")
         got = tuple(got)
-        print("chunk_turns keep_turns  input billed  finished on staging")
+        print("chunk_turns tail_turns  input billed  finished on staging")
         for (chunk, keep), (bill, ok) in table.items():
             print(f"{chunk:>11} {keep:>10} {bill:>13,}  {'yes' if ok else 'NO'}")
         if got == best:
             return f"{got} is the cheapest that finishes on staging: {good[best]:,} input tokens."
         raise Fail(f"you chose {got}, the cheapest that finishes on staging is {best} "
                    f"({good[best]:,} against {table[got][0]:,} tokens)" if got in table else
-                   f"you chose {got}, outside the grid (chunk_turns in {CHUNKS}, keep_turns in {KEEPS})",
+                   f"you chose {got}, outside the grid (chunk_turns in {CHUNKS}, tail_turns in {KEEPS})",
                    _settings_hint(got, best, table))
 
     return verdict("cheapest_settings", body)

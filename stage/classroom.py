@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from importlib import metadata
 
-from harness.model import describe_model, pick_model
+from stage.switch import describe_model, pick_model
 
 PACKAGES = ["anthropic", "tiktoken", "ipywidgets", "matplotlib", "jupyterlab"]
 

@@ -6,20 +6,20 @@
 * ``draw_desk``     -- one lap's message array as blocks sized by tokens and coloured by zone, against the
                        desk's edge (the window), and whether the standing rule and the request are still on it.
 * ``summary_text``  -- the summary on the desk, or "none yet".
-* ``Picture``       -- the plot above the desk, one PNG per lap, fast enough to animate (``harness.widgets``).
+* ``Picture``       -- the plot above the desk, one PNG per lap, fast enough to animate (``stage.widgets``).
 * ``plot_cost_frontier`` -- dollars with caching against input tokens, one dot per strategy and setting,
-                       with the frontier joined up (``harness.frontier`` makes the points).
+                       with the frontier joined up (``stage.frontier`` makes the points).
 
 Everything here only *reads* the loop's ``Lap`` records. Slides, benchmarks and notebooks use these
-pieces alone; the live dashboard is ``harness.widgets``.
+pieces alone; the live dashboard is ``stage.widgets``.
 Left out: zoom and hover, and any drawing that is not driven by a real run.
 """
 
 from __future__ import annotations
 
 import math
-import textwrap
 import struct
+import textwrap
 import zlib
 from dataclasses import dataclass
 from itertools import cycle
@@ -31,10 +31,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from harness.context import RunningSummary, Strategy, ThreeZoneCompaction
-from harness.loop import Lap
+from harness.compaction import ThreeZoneCompaction
+from harness.context import Strategy
+from harness.laps import Lap
 from harness.messages import text_of
 from harness.model import CLASS_WINDOW
+from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 
 FONT = 17                       # points = pixels at DPI 72: readable from the back of the room
@@ -373,7 +375,7 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
                        limits: tuple[float, float] | None = None, ax=None):
     """Dollars with caching (up) against input tokens (across), both as % of full history's, one dot a run.
 
-    ``points`` are ``harness.frontier.Point``s from ``measure()``. Filled dots kept the rule and reached
+    ``points`` are ``stage.frontier.Point``s from ``measure()``. Filled dots kept the rule and reached
     the billing lap; hollow ones did not (never on the frontier). The frontier -- runs no other beats
     on both counts -- is joined by a line. ``goal=(tokens, dollars)`` shades the region that meets it;
     ``label``, one of the points, gets its family and settings written beside it; ``limits=(tokens,
@@ -434,7 +436,7 @@ def _as_runs(laps_by_label) -> dict:
 
 
 def _new_axes(size):
-    import matplotlib.pyplot as plt          # pyplot only when the caller gave no Axes (slides, notebooks)
+    import matplotlib.pyplot as plt  # pyplot only when the caller gave no Axes (slides, notebooks)
 
     return plt.subplots(figsize=size)[1]
 

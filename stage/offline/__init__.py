@@ -11,9 +11,9 @@ request it is sent.
 * ``context_rot`` -- a seeded simulation of context rot (off unless switched on)
 """
 
-from harness.offline.context_rot import ContextRot
-from harness.offline.desk import Desk
-from harness.offline.desk_model import DeskModel
-from harness.offline.summaries import summary_request, write_summary
+from stage.offline.context_rot import ContextRot
+from stage.offline.desk import Desk
+from stage.offline.desk_model import DeskModel
+from stage.offline.summaries import summary_request, write_summary
 
 __all__ = ["DeskModel", "Desk", "ContextRot", "summary_request", "write_summary"]

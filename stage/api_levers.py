@@ -32,11 +32,13 @@ from typing import Callable
 
 import anthropic
 
-from harness.claude import ClaudeModel, reply_from
 from harness.context import FullHistory, Strategy
-from harness.loop import Run, run_agent
-from harness.model import Model, ModelError, Reply, pick_model
+from harness.laps import Run
+from harness.loop import run_agent
+from harness.model import Model, ModelError, Reply
 from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox, ToolError
+from stage.claude import ClaudeModel, reply_from
+from stage.switch import pick_model
 
 CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27"   # clearing edits and the memory tool
 COMPACTION_BETA = "compact-2026-01-12"                       # the compact_20260112 edit

@@ -1,9 +1,9 @@
-"""The live desk dashboard: watch the desk fill, lap by lap (ipywidgets over the pictures of ``harness.plots``).
+"""The live desk dashboard: watch the desk fill, lap by lap (ipywidgets over the pictures of ``stage.plots``).
 
-* ``Dashboard``     -- controls (strategy, window, threshold, tail size) and step / play / pause / reset;
+* ``Dashboard``     -- controls (strategy, window, threshold, tail turns) and step / play / pause / reset;
                        ``show_dashboard()`` displays one already showing the last lap of a default run.
 * ``live_plot``     -- an ``on_lap`` callback for a cell that calls ``run_agent`` itself.
-* ``plot_tokens``, ``draw_desk``, ``summary_text`` -- the pieces, from ``harness.plots``, usable alone.
+* ``plot_tokens``, ``draw_desk``, ``summary_text`` -- the pieces, from ``stage.plots``, usable alone.
 
 Everything here only *reads* the loop's ``Lap`` records; nothing reaches back into the loop.
 
@@ -22,22 +22,36 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
-from dataclasses import dataclass
 from html import escape
 from typing import Callable
 
 import ipywidgets as widgets
 from IPython.display import Image, display
 
-from harness.context import (ClearToolResults, FullHistory, RunningSummary, SlidingWindow, Strategy,
-                             ThreeZoneCompaction)
-from harness.offline import DeskModel
-from harness.loop import Lap, run_agent
-from harness.model import CLASS_WINDOW, pick_model
-from harness.plots import (EVENTS, FIXED, FONT, WALL, ZONES, Picture, draw_desk, headline,  # noqa: F401
-                           plot_tokens, summary_text, threshold_tokens, visibility_lines, where_on_desk)
-from harness.tasks import Task, file_reading_task
+from harness.context import Strategy
+from harness.laps import Lap
+from harness.loop import run_agent
+from harness.model import CLASS_WINDOW
+from harness.strategies import STRATEGIES, DeskSettings
 from harness.tokens import Meter
+from stage.offline import DeskModel
+from stage.plots import (  # noqa: F401
+    EVENTS,
+    FIXED,
+    FONT,
+    WALL,
+    ZONES,
+    Picture,
+    draw_desk,
+    headline,
+    plot_tokens,
+    summary_text,
+    threshold_tokens,
+    visibility_lines,
+    where_on_desk,
+)
+from stage.switch import pick_model
+from stage.tasks import Task, file_reading_task
 
 SUMMARY_HTML = ("<div style='font-size:17px; line-height:1.35'><b>Summary on the desk</b>"
                 "<div style='font-size:15px; white-space:pre-wrap; overflow-wrap:anywhere'>{}</div></div>")
@@ -45,36 +59,20 @@ SUMMARY_HTML = ("<div style='font-size:17px; line-height:1.35'><b>Summary on the
 
 # ---- 4. the dashboard -------------------------------------------------------------------------------
 
-StrategyMaker = Callable[[float, int], Strategy]      # (threshold, tail size) -> a fresh strategy
+StrategyMaker = Callable[[DeskSettings], Strategy]      # the desk's settings -> a fresh strategy
 
 
 def default_strategies() -> dict[str, StrategyMaker]:
-    """The five strategies of the morning, each built from the threshold and tail-size controls."""
-    return {
-        "full history": lambda threshold, tail: FullHistory(),
-        "sliding window": lambda threshold, tail: SlidingWindow(),
-        "three-zone compaction": lambda threshold, tail: ThreeZoneCompaction(threshold, tail_turns=tail),
-        "running summary": lambda threshold, tail: RunningSummary(keep_turns=tail),
-        "clear tool results": lambda threshold, tail: ClearToolResults(keep_last=tail),
-    }
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What the controls say. A run made with other settings is stale."""
-
-    strategy: str
-    window: int
-    threshold: float
-    tail: int
+    """Every strategy of ``harness.strategies.STRATEGIES``, each built from the controls' settings."""
+    return {name: cls.from_settings for name, cls in STRATEGIES.items()}
 
 
 class Dashboard:
-    """The live desk: pick a strategy, a window, a threshold and a tail size; step, play, pause, reset.
+    """The live desk: pick a strategy, a window, a threshold and a tail; step, play, pause, reset.
 
     Offline, a run is computed first (a fraction of a second) and play replays it with ``delay`` seconds
     between laps; with Claude, laps are drawn as they arrive. After a control changes, play or step starts
-    again from lap 0. ``strategies`` maps names to strategies, or to ``(threshold, tail) -> strategy``.
+    again from lap 0. ``strategies`` maps names to strategies, or to ``DeskSettings -> strategy``.
     Example: desk = Dashboard(); desk.step(); desk.shown -> 1
     """
 
@@ -160,9 +158,9 @@ class Dashboard:
             " · playing" if self.playing else "")
 
     # -- the run --
-    def settings(self) -> Settings:
+    def settings(self) -> DeskSettings:
         c = self.controls
-        return Settings(c["strategy"].value, c["window"].value, c["threshold"].value, c["tail"].value)
+        return DeskSettings(c["strategy"].value, c["window"].value, c["threshold"].value, c["tail_turns"].value)
 
     def _ensure_run(self) -> bool:
         """Run the agent for the current settings, unless that run is already here. True if it ran."""
@@ -173,7 +171,7 @@ class Dashboard:
         self.laps, self.shown, self._ran_with = [], 0, settings
         model = self.model_factory(settings.window)
         made = self.strategies[settings.strategy]
-        strategy = made if isinstance(made, Strategy) else made(settings.threshold, settings.tail)
+        strategy = made if isinstance(made, Strategy) else made(settings)
         self.picture.threshold, self.picture.label = threshold_tokens(strategy, model), settings.strategy
         self._stream = not isinstance(model, DeskModel)         # Claude is slow: draw each lap as it comes
         self.run = run_agent(self.task.request, model, context=strategy, remarks=self.task.remarks,
@@ -219,7 +217,7 @@ class Dashboard:
             "threshold": widgets.SelectionSlider(options=[(f"{p}%", p / 100) for p in range(50, 100, 5)],
                                                  value=0.75, description="threshold", style=style,
                                                  layout=wide),
-            "tail": widgets.IntSlider(value=2, min=0, max=6, description="tail size", style=style,
+            "tail_turns": widgets.IntSlider(value=2, min=0, max=6, description="tail turns", style=style,
                                       layout=wide),
         }
         for control in self.controls.values():

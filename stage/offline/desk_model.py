@@ -54,17 +54,16 @@ import hashlib
 import json
 import re
 
-from harness.offline.context_rot import ContextRot
-from harness.offline.summaries import summary_request, write_summary
-from harness.offline.corrections import apply_corrections
-from harness.offline.desk import Desk, folders_to_hand_out, scope_of, words
-from harness.offline.searching import known, look_again, lead, next_file, pointed
-from harness.offline.findings import (facts_in_file, facts_in_report, fix_statement, repair_in,
-                                      numbered, sql_body, written_fix)
 from harness.messages import result_text
 from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
-
+from stage.offline.context_rot import ContextRot
+from stage.offline.corrections import apply_corrections
+from stage.offline.desk import Desk, folders_to_hand_out, scope_of, words
+from stage.offline.findings import (facts_in_file, facts_in_report, fix_statement, numbered, repair_in, sql_body,
+                                    written_fix)
+from stage.offline.searching import known, lead, look_again, next_file, pointed
+from stage.offline.summaries import summary_request, write_summary
 
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
 APPLY_WORDS = {"apply", "execu", "migra", "datab", "patch"}   # a goal with these words asks to run the fix

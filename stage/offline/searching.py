@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import re
 
-from harness.offline.desk import PATH, Desk, named_folders, scope_of, words
-from harness.offline.findings import (CAUSE_MARKERS, cause_strength, facts_in_file, facts_in_report,
-                                      fix_statement)
+from stage.offline.desk import PATH, Desk, named_folders, scope_of, words
+from stage.offline.findings import CAUSE_MARKERS, cause_strength, facts_in_file, facts_in_report, fix_statement
 
 FIX_SEARCHES = ["pending", "not applied", ".sql"]             # what it searches for when the fix is not in view
 

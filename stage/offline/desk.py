@@ -14,9 +14,10 @@ import re
 from dataclasses import dataclass, field
 
 from harness.messages import blocks_of, is_plain_user, result_text, tool_results
-from harness.offline.corrections import corrections_in
-from harness.offline.findings import FACT_LINE, words  # noqa: F401  (words: re-exported for the model)
-from harness.offline.rules import choose_target, clauses, declared_targets, is_rule as _is_rule
+from stage.offline.corrections import corrections_in
+from stage.offline.findings import FACT_LINE, words  # noqa: F401  (words: re-exported for the model)
+from stage.offline.rules import choose_target, clauses, declared_targets
+from stage.offline.rules import is_rule as _is_rule
 
 HARNESS_PREFIX = "["          # a user message whose first line is "[...]" was written by the harness
 NOT_A_RULE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Goal|Task|Files read|Still to read|Done|Re-read)\b")

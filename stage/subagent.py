@@ -20,8 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from harness.context import FullHistory, Strategy, ThreeZoneCompaction
-from harness.loop import Run, run_agent
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, Strategy
+from harness.laps import Run
+from harness.loop import run_agent
 from harness.model import Model
 from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox, ToolError
 

@@ -12,7 +12,6 @@ Left out: running cells that need a browser, and any notebook outside notebooks/
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -21,20 +20,14 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from misbehaving import KINDS, PREFIX  # noqa: E402
-from standin_server import TEST_KEY  # noqa: E402
+from stage.misbehaving import KINDS, PREFIX
+from stage.standin_server import SDK_ENV, TEST_KEY
 
-ROOT = HERE.parent
+ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
     sorted((ROOT / "exercises" / "solutions").glob("[0-9][0-9]_*.ipynb"))
 DESK = "claude-haiku-5-5"          # any name outside the misbehaving ones gets the desk model
 MODELS = [DESK] + [PREFIX + kind for kind in KINDS]
-CLEARED_ENV = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CONFIG_DIR", "ANTHROPIC_CUSTOM_HEADERS",
-               "ANTHROPIC_IDENTITY_TOKEN", "ANTHROPIC_IDENTITY_TOKEN_FILE", "ANTHROPIC_FEDERATION_RULE_ID",
-               "ANTHROPIC_ORGANIZATION_ID", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
-               "https_proxy", "all_proxy"]
 
 
 @dataclass
@@ -56,7 +49,7 @@ def label(path: Path) -> str:
 
 
 def kernel_env(server_url: str, model_name: str, home: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in CLEARED_ENV}
+    env = {k: v for k, v in os.environ.items() if k not in SDK_ENV}
     env.update({"ANTHROPIC_API_KEY": TEST_KEY, "ANTHROPIC_BASE_URL": server_url, "CONTEXT_DESK_MODEL": model_name,
                 "HOME": home, "TMPDIR": home, "NO_PROXY": "127.0.0.1,localhost"})
     return env

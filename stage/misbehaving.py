@@ -1,7 +1,7 @@
 """Misbehaving models: what a real model may do that the offline desk model never does.
 
 Each is a ``Model`` (``name``, ``window``, ``reply``) to hand to ``run_agent`` directly, and each is
-served by ``tests/desk_server.py`` under its ``name`` -- so a notebook run with
+served by ``stage/desk_server.py`` under its ``name`` -- so a notebook run with
 ``CONTEXT_DESK_MODEL=claude-stand-in-answers-at-once`` meets it through the real ``anthropic`` SDK.
 
 * ``answers-at-once``   -- answers the first request with a sentence and no tool call.
@@ -27,8 +27,8 @@ import json
 import random
 
 from harness.model import ContextOverflow, Reply
-from harness.offline import DeskModel
 from harness.tokens import Meter
+from stage.offline import DeskModel
 
 PREFIX = "claude-stand-in-"       # the name the SDK sends; "claude-" so describe_model calls it Claude
 

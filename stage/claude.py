@@ -32,7 +32,16 @@ import anthropic
 
 from harness.cache_aware import EPHEMERAL, breakpoints, is_marked, mark, unmarked
 from harness.messages import blocks_of
-from harness.model import CLAUDE_WINDOW, ContextOverflow, ModelError, Reply, claude_model_name
+from harness.model import ContextOverflow, ModelError, Reply
+
+DEFAULT_CLAUDE_MODEL = "claude-haiku-5-5"   # small and cheap: right for a class; the one place it is set
+CLAUDE_WINDOW = 200_000
+
+
+def claude_model_name() -> str:
+    """The Claude model to use: ``$CONTEXT_DESK_MODEL`` or the default."""
+    return os.environ.get("CONTEXT_DESK_MODEL", "").strip() or DEFAULT_CLAUDE_MODEL
+
 
 OFFLINE_HINT = "or unset ANTHROPIC_API_KEY to use the offline desk model"
 

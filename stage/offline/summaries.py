@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
-from harness.offline.corrections import corrections_in
-from harness.offline.desk import HARNESS_PREFIX, PATH, is_rule, scope_of, sentences, without_rules
-from harness.offline.findings import FACT_LINE, STOP, facts_in_file
 from harness.messages import blocks_of
+from stage.offline.corrections import corrections_in
+from stage.offline.desk import HARNESS_PREFIX, PATH, is_rule, scope_of, sentences, without_rules
+from stage.offline.findings import FACT_LINE, STOP, facts_in_file
 
 SUMMARY_ASK = re.compile(r"\bsummar|\bfold\b|\bcompact", re.I)
 FOCUS = re.compile(r"^.*\bfocus(?:ing)? on (.+?)(?:\s+first)?\.?\s*$", re.I | re.M)

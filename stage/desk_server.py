@@ -1,7 +1,7 @@
 """A local Anthropic-compatible server on 127.0.0.1 that answers with the offline desk model.
 
 Beside ``standin_server.py`` (canned replies, for testing the client's error handling), this one
-*works*: every ``POST /v1/messages`` is answered by the real ``harness.offline.DeskModel`` -- or by a
+*works*: every ``POST /v1/messages`` is answered by the real ``stage.offline.DeskModel`` -- or by a
 misbehaving model from ``misbehaving.py`` when the request's ``model`` names one -- fed exactly the
 request's ``system``, ``messages`` and ``tools``. So a notebook run with ``ANTHROPIC_API_KEY`` and
 ``ANTHROPIC_BASE_URL`` pointed here goes through the real ``anthropic`` SDK and ``ClaudeModel``, and
@@ -11,7 +11,7 @@ What it answers:
 * ``POST /v1/messages`` (also ``?beta=true``, the SDK's beta path): a message, or a 400 "prompt is too
   long: N tokens > M maximum" when the request is over the server's window, as the API says it.
 * ``POST /v1/messages/count_tokens``: ``{"input_tokens": N}``, counted with the harness's tiktoken meter.
-* the API levers the notebooks use (``harness/api_levers.py``): ``context_management.edits`` of type
+* the API levers the notebooks use (``stage/api_levers.py``): ``context_management.edits`` of type
   ``clear_tool_uses_20250919`` (past the trigger, all but the newest ``keep`` tool results become a
   placeholder, and ``context_management.applied_edits`` says how many) and ``compact_20260112`` (past
   the trigger, the desk model summarizes the conversation into a ``compaction`` block; a compaction block
@@ -29,16 +29,14 @@ import json
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from misbehaving import model_named  # noqa: E402
-from standin_server import TEST_KEY, LocalServer, error_body, message_body  # noqa: E402
-
-from harness.messages import blocks_of, user  # noqa: E402
-from harness.model import CLAUDE_WINDOW, ContextOverflow  # noqa: E402
-from harness.prompts import compaction_prompt, render  # noqa: E402
-from harness.tokens import Meter  # noqa: E402
+from harness.messages import blocks_of, user
+from harness.model import ContextOverflow
+from harness.prompts import compaction_prompt, render
+from harness.tokens import Meter
+from stage.claude import CLAUDE_WINDOW
+from stage.misbehaving import model_named
+from stage.standin_server import TEST_KEY, LocalServer, error_body, message_body
 
 CLEARED = "[tool result cleared by the server's context management]"
 
@@ -209,11 +207,11 @@ def _handler_for(server: DeskServer) -> type[BaseHTTPRequestHandler]:
 
 
 def main() -> None:
-    """Serve in the foreground, for trying a notebook by hand: python tests/desk_server.py [port]."""
+    """Serve in the foreground, for trying a notebook by hand: python stage/desk_server.py [port]."""
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 8765
     server = DeskServer(port=port).start()
     print(f"Desk server on {server.url}\n  export ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY={server.key}\n"
-          f"  export CONTEXT_DESK_MODEL=claude-stand-in-<kind> for a misbehaving model (see tests/misbehaving.py)")
+          f"  export CONTEXT_DESK_MODEL=claude-stand-in-<kind> for a misbehaving model (see stage/misbehaving.py)")
     try:
         server._thread.join()
     except KeyboardInterrupt:

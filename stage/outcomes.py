@@ -13,8 +13,8 @@ Left out: judging whether an answer is *right*; these say what happened, not whe
 
 from __future__ import annotations
 
-from harness.loop import Lap, Run
-from harness.plots import where_on_desk
+from harness.laps import Lap, Run
+from stage.plots import where_on_desk
 
 
 def how_it_ended(run: Run) -> str:
@@ -27,6 +27,8 @@ def how_it_ended(run: Run) -> str:
     if run.stopped == "compaction_failed":
         why = run.problem.split(". ")[0].rstrip(".")        # "The summary call failed 3 times in a row (...)"
         return f"It stopped at lap {last}: {why[:1].lower()}{why[1:]}."
+    if run.stopped == "piece_failed":
+        return f"It stopped at lap {last} because a piece the class wrote failed: {run.problem}"
     if run.stopped == "max_laps":
         return f"It was still working when the lap limit ended the run, after {last} laps, with no final answer."
     return f"It stopped at lap {last} ({run.stopped}): {run.problem}"

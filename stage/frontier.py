@@ -3,7 +3,7 @@
 ``sweep()`` lists strategies with a range of settings (threshold, low-water mark, batch size, ...);
 ``measure()`` runs each on one task with the offline desk model and bills it at a given lap against
 full history on a window that never overflows; ``frontier()`` marks the runs no other run beats on
-both counts. ``harness.plots.plot_cost_frontier`` draws the picture.
+both counts. ``stage.plots.plot_cost_frontier`` draws the picture.
 
 A run only counts for the frontier if it *kept the rule* (the standing constraint is on its last
 desk and the fix went to staging) and was still working at the billing lap: a cheap run that ran
@@ -15,19 +15,23 @@ strategies do not have.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.cache_aware import ClearThenCompact
-from harness.context import ClearToolResults, FullHistory, RunningSummary, SlidingWindow, ThreeZoneCompaction
-from harness.cost import bill
+from harness.clearing import ClearToolResults
+from harness.compaction import ThreeZoneCompaction
+from harness.context import FullHistory, SlidingWindow
+from harness.cost import PRICES, Bill, Prices, bill
+from harness.laps import Run
 from harness.loop import run_agent
 from harness.messages import text_of
 from harness.model import CLASS_WINDOW
-from harness.offline import DeskModel
-from harness.tasks import Task
+from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
+from stage.offline import DeskModel
+from stage.tasks import Task
 
 BIG_WINDOW = 1_000_000           # full history's window: it must never overflow
 
@@ -67,7 +71,7 @@ def sweep(quick: bool = False) -> list[tuple[str, str, object]]:
              for t in thresholds for k in tails]
     rows += [("running summary", f"chunk {c}", RunningSummary(chunk_turns=c))
              for c in ((2, 6) if quick else (1, 2, 4, 8))]
-    rows += [("clear tool results", f"keep {k}", ClearToolResults(keep_last=k))
+    rows += [("clear tool results", f"keep {k}", ClearToolResults(tail_turns=k))
              for k in ((1, 3) if quick else (1, 2, 3, 5))]
     highs, lows, batches = ((0.8, 1.0), (0.1, 0.4), (0, 1500)) if quick else (
         (0.6, 0.8, 1.0), (0.1, 0.3, 0.5), (0, 600, 1500))
@@ -126,3 +130,44 @@ def frontier(points: list[Point]) -> list[Point]:
 def _rule_words(rule: str) -> str:
     """The rule's first clause, lower case: what must still be on the desk. Example: 'never touch production'"""
     return rule.split(":")[0].strip().lower()
+
+
+# ---- "what would our bill be without the summary?" -------------------------------------------------
+
+@dataclass
+class BillComparison:
+    """A strategy's run and a full-history run of the same task, with their bills."""
+
+    strategy: Bill
+    full_history: Bill
+    strategy_run: Run = field(repr=False)
+    full_run: Run = field(repr=False)
+
+    @property
+    def input_share(self) -> float:
+        """The strategy's input tokens as a fraction of full history's. Example: 0.18 -> 18 %."""
+        return self.strategy.input / self.full_history.input
+
+    @property
+    def cost_share(self) -> float:
+        """The same, in dollars with caching on both sides."""
+        return self.strategy.cost / self.full_history.cost
+
+
+def bill_without_summary(task, strategy, window: int = 5000, big_window: int = 1_000_000,
+                         workspace: str | Path | None = None, max_laps: int = 200,
+                         prices: Prices = PRICES, meter: Meter | None = None) -> BillComparison:
+    """Run ``task`` twice with the offline desk model -- with ``strategy`` at ``window``, and with
+    full history at a ``big_window`` that never overflows -- and bill both.
+
+    The honest "without the summary" is not the same laps minus the summary calls: without
+    management the desk keeps growing, so every lap re-sends more. Only a second run shows that.
+    Example: bill_without_summary(file_reading_task(), RunningSummary()).input_share -> about 0.5
+    """
+    meter = meter or Meter("tiktoken")
+    runs = []
+    for context, size in ((strategy, window), (FullHistory(), big_window)):
+        model, tools = DeskModel(window=size, meter=meter), Toolbox(workspace or WORKSPACE)
+        runs.append(run_agent(task.request, model, tools=tools, context=context, remarks=task.remarks,
+                              max_laps=max_laps))
+    return BillComparison(bill(runs[0].laps, prices, meter), bill(runs[1].laps, prices, meter), *runs)

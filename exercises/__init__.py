@@ -1,0 +1,1 @@
+"""The exercises: one student notebook per lesson, and their checks (``from exercises import checks``)."""

@@ -1,0 +1,15 @@
+"""The stage around the lesson: everything the notebooks use that is not what the class learns.
+
+``harness/`` is the lesson (the loop and its parts); this package imports it and is never imported by it.
+
+* ``switch``       -- ``pick_model()``: Claude when a key is set, the offline desk model otherwise
+* ``offline``      -- the offline desk model: a few readable rules that react to what is on the desk
+* ``claude``       -- the real Claude through the ``anthropic`` SDK; ``api_levers`` -- the API's own levers
+* ``plots``, ``widgets`` -- the pictures and the live dashboard
+* ``outcomes``     -- one-line verdicts computed from a run ("it ran the fix on staging")
+* ``tasks``, ``classroom`` -- the class task, and the notebooks' setup check
+* ``frontier``, ``subagent`` -- going further: dollars against tokens, and a fresh desk for a sub-task
+* ``standin_server``, ``desk_server``, ``misbehaving``, ``notebook_matrix`` -- local servers that speak the
+  Messages API (canned, or answered by the desk model), models that misbehave on purpose, and the
+  notebook-by-model matrix the tests and ``make bench`` run
+"""

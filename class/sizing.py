@@ -183,7 +183,13 @@ def live_evening(room, student: Student, plan, cell_timeout: float = 300) -> Non
         step = Step(notebook=path.split("/", 1)[1])
         before = cpu_seconds(room.server_processes(student.name))
         # The kernels of earlier notebooks that the cap shuts down take their CPU with them: count them now.
-        run = server.run_notebook(path, notebook, cell_timeout=cell_timeout, close=False)
+        started = time.perf_counter()
+        try:
+            run = server.run_notebook(path, notebook, cell_timeout=cell_timeout, close=False)
+        except Exception as error:          # noqa: BLE001 -- a lost connection is this step's error, not the run's
+            step.errors, step.wall_s = [f"{type(error).__name__}: {error}"], time.perf_counter() - started
+            student.steps.append(step)
+            continue
         after = cpu_seconds(room.server_processes(student.name))
         step.cells, step.wall_s, step.cpu_s = len(run.cells), run.seconds, max(0.0, after - before)
         step.errors = [f"cell {cell.index}: {cell.error}" for cell in run.errors]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import hashlib
 import json
 import os
 import shutil
@@ -205,11 +206,27 @@ def student_checks(repo: Path, table: dict | None = None) -> dict[str, str]:
     return files
 
 
-def build(dest: Path, repo: Path = REPO, table: dict | None = None) -> dict:
-    """Write the student copy into dest and commit it on branch `student`; what was left out and replaced."""
+def source_digest(repo: Path) -> str:
+    """A digest of every tracked file's name and content: the build is skipped when it has not changed."""
+    digest = hashlib.sha256()
+    for name in sorted(tracked_files(repo)):
+        digest.update(name.encode() + b"\0" + (repo / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def build(dest: Path, repo: Path = REPO, table: dict | None = None, force: bool = False) -> dict:
+    """Write the student copy into dest and commit it on branch `student`; what was left out and replaced.
+
+    When dest was built from exactly these files before (`.git/student-build-source`), nothing is done
+    unless force is set (recording the checks' outcomes runs every solution notebook)."""
     dest = dest.resolve()
     if dest == repo.resolve() or repo.resolve() in dest.parents and not str(dest).startswith(str(repo / "build")):
         raise ValueError(f"{dest}: build the student copy outside the instructor's clone (or under its build/)")
+    digest = source_digest(repo)
+    stamp = dest / ".git" / "student-build-source"
+    if not force and stamp.exists() and stamp.read_text().startswith(digest + "\n"):
+        previous = json.loads(stamp.read_text().split("\n", 1)[1])
+        return dict(previous, dest=dest, skipped=True)
     checks = student_checks(repo, table)
     files = {}
     left_out = []
@@ -243,7 +260,9 @@ def build(dest: Path, repo: Path = REPO, table: dict | None = None) -> dict:
             folder.rmdir()
     commit = commit_student_branch(dest, source_commit(repo))
     replaced = sorted(json.loads(checks[f"{CHECKS}/{RECORDED}"]))
-    return {"dest": dest, "commit": commit, "left_out": left_out, "replaced": replaced, "files": len(files)}
+    result = {"commit": commit, "left_out": left_out, "replaced": replaced, "files": len(files)}
+    stamp.write_text(digest + "\n" + json.dumps(result))
+    return dict(result, dest=dest, skipped=False)
 
 
 def built_files(dest: Path) -> list[str]:
@@ -285,13 +304,15 @@ def commit_student_branch(dest: Path, source: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dest", type=Path, help="the student copy's folder (a git repository, branch 'student')")
+    parser.add_argument("--force", action="store_true", help="build even if nothing changed since the last build")
     args = parser.parse_args(argv)
     try:
-        result = build(args.dest)
+        result = build(args.dest, force=args.force)
     except (ValueError, RuntimeError, subprocess.CalledProcessError) as problem:
         print(f"student_build: {problem}", file=sys.stderr)
         return 1
-    print(f"Student copy in {result['dest']} (branch {BRANCH}, commit {result['commit'][:10]}), {result['files']} files.")
+    print(f"Student copy in {result['dest']} (branch {BRANCH}, commit {result['commit'][:10]}), {result['files']} files"
+          + (" (unchanged since the last build)." if result["skipped"] else "."))
     print(f"Left out: {len(result['left_out'])} files under {', '.join(LEFT_OUT)}")
     print(f"Replaced by recorded outcomes: {', '.join(result['replaced']) or 'nothing'}")
     return 0

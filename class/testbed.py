@@ -155,6 +155,8 @@ class Classroom:
             time.sleep(0.3)
 
     def __exit__(self, *exc):
+        """Stop the hub, remove the accounts, homes and cgroups; after a failure the hub's log is kept in
+        /tmp/context-desk-classroom-failed.log."""
         if self.process is not None:
             children = psutil.Process(self.process.pid).children(recursive=True) if self.process.poll() is None else []
             self.process.terminate()
@@ -168,6 +170,8 @@ class Classroom:
                 except psutil.Error:
                     pass
             self.log.close()
+        if self.process is not None and exc and exc[0] is not None:
+            shutil.copy(self.log_path, Path(tempfile.gettempdir()) / "context-desk-classroom-failed.log")
         for name in self.people:
             remove_account(name)
         try:

@@ -1,20 +1,19 @@
 """The student copy (class/student_build.py): what it leaves out, what it replaces, and that its checks still judge.
 
-The fast tests transform a made-up checks module; the integration test builds the real copy from this
-clone into a temporary folder, then runs every solution notebook against the STUDENT copy of the checks
-(each check must still PASS) and every student notebook (each must say "Not done yet"), so the recorded
-outcomes stand in for the reference code without changing a verdict.
+The fast tests transform a made-up checks module; the integration test builds the real copy the README's
+way (class/testbed.py: the copy and its own venv), then runs every solution notebook against the STUDENT
+copy of the checks (each check must still PASS) and every student notebook (each must say "Not done yet"),
+so the recorded outcomes stand in for the reference code without changing a verdict.
 """
 
-import asyncio
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -95,18 +94,40 @@ def test_the_copy_is_never_written_into_the_instructors_clone(tmp_path):
 
 # ---- the real copy ---------------------------------------------------------------------------------------
 
-def stream_text(cell) -> str:
-    return "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+RUN_NOTEBOOKS = """
+import asyncio, json, sys
+import nbformat
+from nbclient import NotebookClient
+import exercises.checks
+
+paths = sys.argv[1:]
+books = {p: nbformat.read(p, as_version=4) for p in paths}
+
+async def run(path, book):
+    client = NotebookClient(book, timeout=180, kernel_name="python3",
+                            resources={"metadata": {"path": path.rsplit("/", 1)[0]}})
+    await client.async_execute()
+
+async def run_all():
+    return await asyncio.gather(*(run(p, b) for p, b in books.items()), return_exceptions=True)
+
+errors = asyncio.run(run_all())
+verdicts = {p: ["".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream")
+                for c in b.cells if c.cell_type == "code" and "checks.check_" in c.source] for p, b in books.items()}
+print(json.dumps({"checks": exercises.checks.__file__, "errors": [repr(e) if e else None for e in errors],
+                  "verdicts": verdicts}))
+"""
 
 
 @pytest.mark.integration
+@pytest.mark.skipif(os.geteuid() != 0, reason="the class server copy is set up as root")
 def test_the_student_copy_has_no_answers_and_its_checks_still_judge(tmp_path):
-    student_build = load("student_build")
-    dest = tmp_path / "student-copy"
-    result = student_build.build(dest)
+    """The server's student copy (built the README's way, with its own venv, whose editable install IS the
+    student copy): the solutions, run there, pass every check; the student notebooks say "Not done yet"."""
+    student_build, testbed = load("student_build"), load("testbed")
+    dest = testbed.install_server()
     assert not (dest / "exercises" / "solutions").exists() and not (dest / "tests").exists()
     assert (dest / "exercises" / "checks" / "recorded.json").exists()
-    assert set(result["replaced"]) >= {"ex03_three_zones.reference_split"}
     for path in (dest / "exercises" / "checks").glob("*.py"):
         text = path.read_text()
         assert "def reference_" not in text or "return _recorded(" in text, path
@@ -114,38 +135,30 @@ def test_the_student_copy_has_no_answers_and_its_checks_still_judge(tmp_path):
     git = ["git", "-C", str(dest)]
     assert subprocess.run(git + ["rev-parse", "--abbrev-ref", "HEAD"], capture_output=True, text=True).stdout.strip() \
         == "student"
-    first = subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split()
-    assert len(first) == 1
-    student_build.build(dest)
-    assert subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split() == first
+    before = subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split()
+    result = student_build.build(dest, force=True)
+    assert not result["skipped"] and student_build.build(dest)["skipped"]
+    assert set(result["replaced"]) >= {"ex03_three_zones.reference_split"}
+    assert subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split() == before
+    mine = subprocess.run(["git", "-C", str(REPO), "rev-list", "--all"], capture_output=True, text=True).stdout.split()
+    assert not set(before) & set(mine), "the student copy's history shares commits with the instructor's"
 
-    # The solutions, run against the student checks: every check passes. The stubs: every check says not done.
-    shutil.copytree(REPO / "exercises" / "solutions", dest / "exercises" / "solutions")
-    from nbclient import NotebookClient
-
-    books = {path: nbformat.read(path, as_version=4) for path in
-             sorted((dest / "exercises" / "solutions").glob("*.ipynb")) + sorted((dest / "exercises").glob("0*.ipynb"))}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_") and k != "CONTEXT_DESK_MODEL"}
-    env["PYTHONPATH"] = str(dest)        # `from exercises import checks` finds the STUDENT copy's checks
-    check_path = "import exercises.checks, sys; print(exercises.checks.__file__)"
-    where = subprocess.run([sys.executable, "-c", check_path], env=env, capture_output=True, text=True)
-    assert where.stdout.strip().startswith(str(dest)), where
-
-    async def run_all():
-        async def run(path, book):
-            client = NotebookClient(book, timeout=180, kernel_name="python3",
-                                    resources={"metadata": {"path": str(path.parent)}})
-            await client.async_execute(env=env)
-        return await asyncio.gather(*(run(p, b) for p, b in books.items()), return_exceptions=True)
-
-    errors = asyncio.run(run_all())
-    for (path, book), error in zip(books.items(), errors):
-        assert error is None, f"{path.name}: {error}"
-        verdicts = [stream_text(c) for c in book.cells if c.cell_type == "code" and "checks.check_" in c.source]
+    solutions = tmp_path / "solutions"
+    shutil.copytree(REPO / "exercises" / "solutions", solutions)
+    paths = sorted(solutions.glob("*.ipynb")) + sorted((dest / "exercises").glob("0*.ipynb"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "VIRTUAL_ENV", "PYTHONPATH"))
+           and k != "CONTEXT_DESK_MODEL"}
+    done = subprocess.run([str(dest / ".venv" / "bin" / "python"), "-c", RUN_NOTEBOOKS, *map(str, paths)],
+                          env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["checks"].startswith(str(dest)), f"the notebooks ran the checks of {report['checks']}"
+    assert report["errors"] == [None] * len(paths), report["errors"]
+    for path, verdicts in report["verdicts"].items():
         assert verdicts, path
         for text in verdicts:
-            if "solutions" in path.parts:
+            if path.startswith(str(solutions)):
                 assert "FAIL" not in text and "Not done" not in text and "not recorded" not in text, \
-                    f"{path.name}: {text[:300]}"
+                    f"{path}: {text[:300]}"
             else:
-                assert "Not done yet" in text, f"{path.name}: {text[:300]}"
+                assert "Not done yet" in text, f"{path}: {text[:300]}"

@@ -142,10 +142,10 @@ def safe_cmdline(process: psutil.Process) -> list[str]:
         return []
 
 
-def evening_notebooks(repo: Path = REPO) -> list[tuple[str, Path, bool]]:
+def evening_notebooks(repo: Path = REPO, lessons: list[str] = LESSONS) -> list[tuple[str, Path, bool]]:
     """(path in the student's workbook, notebook whose cells are run, is it an exercise) in class order."""
     plan = []
-    for number in LESSONS:
+    for number in lessons:
         lesson = next((repo / "notebooks").glob(f"{number}_*.ipynb"))
         plan.append((f"{WORKBOOK_FOLDER}/notebooks/{lesson.name}", lesson, False))
         solution = next((repo / "exercises" / "solutions").glob(f"{number}_*.ipynb"), None)
@@ -215,11 +215,12 @@ def in_parallel(work, students: list[Student]) -> None:
         raise RuntimeError(f"{name}: {error}") from error
 
 
-def run_class(count: int, mem_limit: str = "1G", max_kernels: int = 2, prefix: str = "cdsize") -> dict:
-    """Set up the hub, bring `count` students in, live the evening in all their servers at once."""
+def run_class(count: int, mem_limit: str = "1G", max_kernels: int = 2, prefix: str = "cdsize",
+              lessons: list[str] = LESSONS) -> dict:
+    """Set up the hub, bring `count` students in, live the evening (these lessons) in all their servers at once."""
     testbed = load("testbed")
     server = testbed.install_server()
-    plan = evening_notebooks()
+    plan = evening_notebooks(lessons=lessons)
     students = [Student(f"{prefix}{i:02}") for i in range(1, count + 1)]
     load_before = os.getloadavg()[0]
     with testbed.Classroom(server, [s.name for s in students], mem_limit=mem_limit,
@@ -263,12 +264,24 @@ def run_class(count: int, mem_limit: str = "1G", max_kernels: int = 2, prefix: s
         }
 
 
+def load_result(path: Path) -> dict:
+    """A run written with --json, back as run_class returns it (the README's table is made from it)."""
+    data = json.loads(Path(path).read_text())
+    students = []
+    for raw in data["students"]:
+        raw = {k: v for k, v in raw.items() if k != "errors"}
+        raw["steps"] = [Step(**step) for step in raw["steps"]]
+        raw["samples"] = [tuple(sample) for sample in raw["samples"]]
+        students.append(Student(**raw))
+    return dict(data, students=students)
+
+
 # ---- the sizing table ----------------------------------------------------------------------
 
 def per_lesson_cpu(students: list[Student]) -> dict[str, float]:
     """Median CPU seconds of each lesson, its exercise included, across the students."""
     table = {}
-    for number in LESSONS:
+    for number in sorted({Path(s.notebook).name[:2] for student in students for s in student.steps}):
         values = [sum(s.cpu_s for s in student.steps if Path(s.notebook).name.startswith(number))
                   for student in students]
         table[number] = statistics.median(values)
@@ -284,7 +297,8 @@ def sizing_table(result: dict, budget_s: float = 60.0) -> str:
     shared = result["shared_pss"] / MIB
     lessons = per_lesson_cpu(students)
     heaviest = max(lessons.values())
-    lines = [f"A whole evening (lessons 01-05 and their exercises) in {n} students' servers at once: JupyterHub "
+    lines = [f"A whole evening (lessons {min(lessons)}-{max(lessons)} and their exercises) in {n} students' servers "
+             f"at once: JupyterHub "
              f"{result['jupyterhub']}, {result['cores']} cores, {result['memory'] / 1024 ** 3:.0f} GiB, memory limit "
              f"{result['mem_limit']} and at most {result['max_kernels']} kernels per student; load average "
              f"{result['load_before']:.1f} before; all done in {result['wall_s']:.0f} s ({result['date']}).", "",
@@ -300,9 +314,9 @@ def sizing_table(result: dict, budget_s: float = 60.0) -> str:
             ("nbgitpuller hand-out (s)", [s.pull_s for s in students])]
     lines += [f"| {label} | {statistics.median(values):.1f} | {max(values):.1f} |" for label, values in rows]
     lines += [f"| hub + proxy + culler, shared | {shared:.0f} MiB PSS | {result['shared_cpu_s']:.1f} CPU s |", ""]
-    lines += ["| lesson (with its exercise) | " + " | ".join(LESSONS) + " |",
-              "| --- |" + " ---: |" * len(LESSONS),
-              "| CPU seconds, median student | " + " | ".join(f"{lessons[k]:.1f}" for k in LESSONS) + " |", ""]
+    lines += ["| lesson (with its exercise) | " + " | ".join(lessons) + " |",
+              "| --- |" + " ---: |" * len(lessons),
+              "| CPU seconds, median student | " + " | ".join(f"{cpu:.1f}" for cpu in lessons.values()) + " |", ""]
     per_gib = 1024 / peak
     per_core = budget_s / heaviest
     lines += [f"Sizing: memory from the heaviest student's peak PSS ({peak:.0f} MiB; cgroup peak {cgroup:.0f} MiB); "

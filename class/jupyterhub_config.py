@@ -150,7 +150,8 @@ if mode == "systemd":
     c.SystemdSpawner.isolate_devices = True
     c.SystemdSpawner.disable_user_sudo = True
     c.SystemdSpawner.readonly_paths = [str(HERE.parent)]
-    c.SystemdSpawner.inaccessible_paths = [str(STATE)]
+    # The hub's state is root's and 0700 anyway; systemd also hides it from the unit, and caps its processes.
+    c.SystemdSpawner.unit_extra_properties = {"InaccessiblePaths": str(STATE), "TasksMax": "512"}
 elif mode == "local":
     c.JupyterHub.spawner_class = spawners.ClassLocalSpawner
     if mem_limit is None:

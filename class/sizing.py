@@ -54,8 +54,8 @@ def load(name: str):
     if key not in sys.modules:
         spec = importlib.util.spec_from_file_location(key, HERE / "testbed.py")
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
         sys.modules[key] = module
+        spec.loader.exec_module(module)
     return sys.modules[key] if name == "testbed" else sys.modules[key].load(name)
 
 

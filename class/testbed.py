@@ -248,6 +248,10 @@ def load(name: str):
         if key not in sys.modules:
             spec = importlib.util.spec_from_file_location(key, HERE / f"{name}.py")
             module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            sys.modules[key] = module
+            sys.modules[key] = module          # before it runs: dataclasses look their module up
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[key]
+                raise
     return sys.modules[key]

@@ -157,8 +157,13 @@ elif mode == "local":
     if mem_limit is None:
         print("class/jupyterhub_config.py: CLASS_MEM_LIMIT=none: students' memory is NOT limited", file=sys.stderr)
     else:
-        spawners.Cgroups().prepare("probe", None, None, None)     # fails here, at start, if cgroups are missing
-        spawners.Cgroups().remove("probe")
+        try:                                                   # fail here, at start, if cgroups are missing
+            spawners.Cgroups().prepare("probe", None, None, None)
+            spawners.Cgroups().remove("probe")
+        except (RuntimeError, OSError) as problem:
+            refuse(f"per-student memory limits need a cgroup memory controller the hub can write to ({problem}). "
+                   "Run the hub on a machine with systemd (CLASS_SPAWNER=systemd) or with cgroups mounted "
+                   "read-write, or set CLASS_MEM_LIMIT=none to run WITHOUT memory limits on purpose.")
 else:
     c.JupyterHub.spawner_class = "simple"
     c.SimpleLocalProcessSpawner.home_dir_template = str(STATE / "home" / "{username}")

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Callable
 
 from harness.compaction import three_zones
-from harness.context import keep_newest
+from harness.context import FullHistory, keep_newest
+from harness.loop import run_agent
 from harness.memory import load_claude_md
 from harness.messages import assistant, user
 from harness.running_summary import fold
@@ -43,6 +44,23 @@ def _tiny_history() -> list[dict]:
             assistant([{"type": "text", "text": "Done."}])]
 
 
+class _EchoModel:
+    """A model that answers at once: enough to see a loop make one lap."""
+
+    name, window = "echo", 10_000
+
+    def reply(self, system, messages, tools, max_tokens=1024):
+        from harness.model import Reply
+        return Reply([{"type": "text", "text": "Hello."}], "end_turn")
+
+
+class _NoTools:
+    schemas: list = []
+
+    def run(self, call):
+        raise AssertionError("the echo model calls no tool")
+
+
 def _with_memory_file(piece):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "CLAUDE.md"
@@ -50,7 +68,13 @@ def _with_memory_file(piece):
         return piece(path)
 
 
+def bare_loop(request: str, model, tools, laps: int = 40) -> list[dict]:
+    """The harness's loop as lesson 01's bare loop returns it: the history, every lap sent whole."""
+    return run_agent(request, model, tools=tools, context=FullHistory(), max_laps=laps).history
+
+
 PIECES = {
+    "bare_loop": Piece("01", bare_loop, lambda piece: piece("Say hello.", _EchoModel(), _NoTools(), 1)),
     "keep_newest": Piece("02", keep_newest, lambda piece: piece(_tiny_history(), 10_000, lambda m: 10)),
     "three_zones": Piece("03", three_zones, lambda piece: piece(_tiny_history(), 1)),
     "fold": Piece("04", fold, lambda piece: piece("Goal: find the bug.", _tiny_history()[1:3], lambda p: "ok")),
@@ -75,7 +99,7 @@ def class_piece(name: str, namespace: dict, quiet: bool = False) -> Callable:
 
 
 def _choose(name: str, piece: Piece, mine) -> tuple[Callable, str]:
-    reference = f"the harness's reference `{name}` (harness, lesson {piece.lesson})"
+    reference = f"the harness's own `{name}`"
     if mine is None or mine is piece.reference:
         return piece.reference, f"The build cell for `{name}` was not run: the runs below use {reference}."
     if not callable(mine):

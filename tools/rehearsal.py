@@ -9,7 +9,8 @@ The formula, one line per kind of work (the paces are stated once, here, and pri
 * **code shown and read** -- every line of a code cell the instructor shows (comments too, they are read),
   at ``CODE_LINE_SECONDS`` a line; a build cell's skeleton is shown the same way;
 * **live typing** -- the characters of the finished piece that its skeleton does not hold (comments,
-  docstrings and indentation left out: said, not typed), at ``TYPING_CHARS_PER_SECOND``;
+  docstrings and indentation left out: said, not typed), and of a cell tagged ``typed`` (what the room
+  dictates, strings included), at ``TYPING_CHARS_PER_SECOND``;
 * **runs** -- ``RUN_SECONDS`` a code cell, plus the reading of its output by its size: ``OUTPUT_LINE_SECONDS``
   a printed line and ``FIGURE_SECONDS`` a picture, taken from the last headless run (``tools.executed``);
 * **checkpoint** -- ``CHECKPOINT_SECONDS`` (ask, wait, take two answers) plus its model answer read out;
@@ -125,6 +126,9 @@ def estimate_cells(cells: list, ran: dict | None = None) -> Estimate:
             continue
         if "setup" not in cell_tags:
             e.code += CODE_LINE_SECONDS * shown_lines(cell.source)
+        if "typed" in cell_tags:
+            e.typing += sum(len(line.strip()) for line in cell.source.splitlines()
+                            if line.strip() and not line.strip().startswith(("#", "print("))) / TYPING_CHARS_PER_SECOND
         if "build" in cell_tags:
             reveal = next((c for c in cells[i + 1:i + 3] if "piece" in tags(c)), None)
             if reveal is not None:
@@ -230,3 +234,29 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+NOTE_TIME = re.compile(r"\*(\d{1,2}):(\d\d)\.\*")
+
+
+def note_times(runs: dict | None = None) -> list[tuple[str, str, str]]:
+    """(lesson, the time an instructor note says, the time the clock puts that note at) for every note that
+    opens with a time like *7:19.*: the clock is the box's start plus the estimate of the cells before it."""
+    runs = executed() if runs is None else runs
+    found = []
+    for segment, rows, _ in segments(runs):
+        start_h, start_m = map(int, segment.start.split(":"))
+        elapsed = 0.0
+        for lesson, e in rows:
+            ran, cells, exercise = ran_cells(lesson, runs), lesson.core_part(segment.part), e.exercises
+            for i, cell in enumerate(cells):
+                if cell.cell_type == "markdown" and exercise and "exercise" in cell.source.lower() \
+                        and cell.source.startswith("## "):
+                    elapsed, exercise = elapsed + exercise, 0
+                said = NOTE_TIME.search(cell.source) if "instructor" in tags(cell) else None
+                if said:
+                    at = start_h * 60 + start_m + elapsed / 60
+                    found.append((lesson.name, f"{said.group(1)}:{said.group(2)}", f"{int(at // 60)}:{int(at % 60):02d}"))
+                elapsed += estimate_cells(cells[i:i + 2], ran).total - estimate_cells(cells[i + 1:i + 2], ran).total
+            elapsed += exercise
+    return found

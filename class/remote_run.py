@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import nbformat
 import requests
 import websocket
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 
 
 @dataclass
@@ -48,6 +50,11 @@ class JupyterServer:
         self.token = token
         self.http = requests.Session()
         self.http.headers["Authorization"] = f"token {token}"
+        # The proxy closes idle keep-alive connections; a GET that meets one just closed is sent again
+        # (urllib3 retries only idempotent methods, so a POST is never sent twice).
+        retry = Retry(total=3, connect=3, read=2, status=0, backoff_factor=0.2)
+        self.http.mount("http://", HTTPAdapter(max_retries=retry))
+        self.http.mount("https://", HTTPAdapter(max_retries=retry))
         # A hub with its own (e.g. self-signed) certificate. Given with each request: REQUESTS_CA_BUNDLE in
         # the environment would take precedence over Session.verify.
         self.verify = ca_file or True

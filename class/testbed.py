@@ -75,13 +75,19 @@ def remove_account(name: str) -> None:
         pwd.getpwnam(name)
     except KeyError:
         return
-    for process in psutil.process_iter(["username"]):
-        if process.info["username"] == name:
-            try:
-                process.kill()
-            except psutil.Error:
-                pass
-    subprocess.run(["userdel", "--remove", name], capture_output=True)
+    for attempt in range(5):             # userdel refuses while a process of the account is still exiting
+        for process in psutil.process_iter(["username"]):
+            if process.info["username"] == name:
+                try:
+                    process.kill()
+                except psutil.Error:
+                    pass
+        subprocess.run(["userdel", "--remove", name], capture_output=True)
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            return
+        time.sleep(0.5)
 
 
 class Classroom:

@@ -9,8 +9,8 @@ Its history never held a solution: it is not a branch of the instructor's reposi
 students can read it (`git -C DEST push URL student`), or point nbgitpuller at DEST on the class server.
 
 What the student copy leaves out or changes (and nothing else):
-- `exercises/solutions/` (the solution notebooks) and `tests/` (which hold correct answers as test data),
-  `.ci/`, and this instructor's git history;
+- every file `exercises/INSTRUCTOR_ONLY` lists (the solution notebooks, `tests/` with its corpora of right
+  answers, the greenhouse's own CLAUDE.md), `.ci/`, and this instructor's git history;
 - in `exercises/checks/`, every function named `reference_*`, and every name a checks module lists in
   `INSTRUCTOR_ONLY = (...)`: its code is replaced by the outcomes it returned while the solution
   notebooks ran their checks (recorded here, into `exercises/checks/recorded.json`). A check on the
@@ -38,6 +38,8 @@ import tempfile
 from pathlib import Path
 
 import nbformat
+
+from exercises import instructor_only
 
 REPO = Path(__file__).resolve().parent.parent
 LEFT_OUT = ("exercises/solutions/", "tests/", ".ci/")
@@ -192,12 +194,13 @@ def tracked_files(repo: Path) -> list[str]:
 def student_checks(repo: Path, table: dict | None = None) -> dict[str, str]:
     """{relative path: text} of the student's exercises/checks/, recorded.py and recorded.json included."""
     folder = repo / CHECKS
-    table = record_outcomes(repo) if table is None else table
     files, replaced = {}, []
     for path in sorted(folder.glob("*.py")):
         text, names = without_instructor_code(path.read_text(), path.stem)
         files[f"{CHECKS}/{path.name}"] = text
         replaced += [f"{path.stem}.{name}" for name in names]
+    if table is None:           # running every solution notebook is slow: only when something must be recorded
+        table = record_outcomes(repo) if replaced else {}
     unrecorded = [name for name in replaced if name not in table]
     if unrecorded:
         raise RuntimeError(f"no solution notebook ran {unrecorded}: the student copy could not check with them")
@@ -230,8 +233,9 @@ def build(dest: Path, repo: Path = REPO, table: dict | None = None, force: bool 
     checks = student_checks(repo, table)
     files = {}
     left_out = []
+    manifest = instructor_only.patterns()
     for name in tracked_files(repo):
-        if name.startswith(LEFT_OUT):
+        if name.startswith(LEFT_OUT) or instructor_only.is_instructor_only(name, manifest):
             left_out.append(name)
         elif not name.startswith(CHECKS + "/"):
             files[name] = (repo / name).read_bytes()

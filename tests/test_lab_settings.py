@@ -112,6 +112,8 @@ def test_every_notebook_is_saved_with_the_metadata_jupyterlab_would_set(path):
     assert metadata.get("language_info") == LANGUAGE_INFO, f"language_info should be {LANGUAGE_INFO}"
     assert metadata.get("kernelspec") == {"name": "python3", "display_name": spec["display_name"],
                                           "language": spec["language"]}
+    assert "widgets" not in metadata, ("saved widget state (the dashboard's last pictures) is committed: "
+                                       "clear it before committing, as outputs are")
 
 
 def test_every_deck_has_the_css_file_rise_asks_for():

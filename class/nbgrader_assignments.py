@@ -7,7 +7,7 @@ For each exercises/solutions/NN_name.ipynb this writes COURSE_DIR/source/NN_name
 for the course, COURSE_DIR/grader/ (the instructor's own checks and class/grading.py) and an
 nbgrader_config.py that grades with them. The notebooks import the checks installed with the workbook
 (`from exercises import checks`): on the class server that is the student copy's (class/student_build.py,
-reference functions replaced by recorded outcomes); the grader's copy is used only by autograde.
+checks that hold no answer); the grader's copy is used only by autograde.
 
 * a code cell with `### BEGIN SOLUTION` / `### END SOLUTION` (the markers nbgrader itself reads) becomes
   an nbgrader solution cell. Where the answer is a top-level value (`MY_PROMPT = "..."`), a line

@@ -1,9 +1,9 @@
-"""The student copy (class/student_build.py): what it leaves out, what it replaces, and that its checks still judge.
+"""The student copy (class/student_build.py): what it leaves out, what it refuses, and that its checks still judge.
 
 The fast tests transform a made-up checks module; the integration test builds the real copy the README's
 way (class/testbed.py: the copy and its own venv), then runs every solution notebook against the STUDENT
 copy of the checks (each check must still PASS) and every student notebook (each must say "Not done yet"),
-so the recorded outcomes stand in for the reference code without changing a verdict.
+so the checks judge the same in the student copy as in the instructor's.
 """
 
 import importlib.util
@@ -51,45 +51,41 @@ def check_double(double) -> bool:
 '''
 
 
-def test_reference_and_instructor_only_functions_are_replaced_by_lookups():
+def test_instructor_only_code_is_found_by_name_and_by_list():
     student_build = load("student_build")
-    text, names = student_build.without_instructor_code(MODULE, "ex09_made_up")
-    assert names == ["reference_double", "_expected_total"]
-    assert "x * 2" not in text and "sum(values) + 1" not in text and "secret_marker" not in text
-    assert "_recorded('ex09_made_up.reference_double', args, kwargs)" in text
-    assert "from .recorded import recorded as _recorded" in text
-    assert text.index("from __future__") < text.index("from .recorded import")
-    assert "def check_double(double)" in text           # the check itself stays
-    compile(text, "ex09_made_up.py", "exec")
+    import ast
+    assert student_build.instructor_only_names(ast.parse(MODULE)) == ["reference_double", "_expected_total"]
+    assert student_build.instructor_only_names(ast.parse('def check_x(x):\n    return x > 0\n')) == []
 
 
-def test_a_module_without_instructor_code_is_left_as_it_is():
+@pytest.mark.parametrize("name, source", [
+    ("reference", MODULE),
+    ("listed only", 'INSTRUCTOR_ONLY = ("_answer",)\n\ndef _answer():\n    return 42\n'),
+    ("reference only", 'def reference_fold(notes, event):\n    return notes + [event]\n'),
+])
+def test_the_build_refuses_checks_a_student_could_read_an_answer_from(tmp_path, name, source):
+    """A checks module with a reference implementation stops the build, naming the file and the function."""
     student_build = load("student_build")
-    source = '"""Nothing secret."""\n\n\ndef check_x(x):\n    return x > 0\n'
-    assert student_build.without_instructor_code(source, "ex08") == (source, [])
+    (tmp_path / "exercises" / "checks").mkdir(parents=True)
+    (tmp_path / "exercises" / "checks" / "__init__.py").write_text("")
+    (tmp_path / "exercises" / "checks" / "ex09_made_up.py").write_text(source)
+    with pytest.raises(RuntimeError, match=r"ex09_made_up\.py: (reference_|_)\w+.*judge by properties"):
+        student_build.student_checks(tmp_path)
 
 
-def test_instructor_only_names_must_be_functions():
+def test_the_real_checks_go_to_students_unchanged():
+    """The workbook's own checks hold no reference code, so the student copy's checks are the same files."""
     student_build = load("student_build")
-    with pytest.raises(ValueError, match="not top-level functions"):
-        student_build.without_instructor_code('INSTRUCTOR_ONLY = ("ANSWER",)\nANSWER = 42\n', "ex07")
-
-
-def test_the_recorded_lookup_answers_recorded_inputs_and_refuses_others(tmp_path):
-    student_build = load("student_build")
-    namespace = {"__file__": str(tmp_path / "recorded.py")}
-    exec(compile(student_build.RECORDED_MODULE, "recorded.py", "exec"), namespace)
-    key = namespace["fingerprint"](([{"role": "user", "content": "hi"}], 3), {})
-    (tmp_path / "recorded.json").write_text('{"ex03.reference_split": {"%s": [[1], [], [2]]}}' % key)
-    assert namespace["recorded"]("ex03.reference_split", ([{"role": "user", "content": "hi"}], 3), {}) == [[1], [], [2]]
-    with pytest.raises(LookupError, match="not recorded"):
-        namespace["recorded"]("ex03.reference_split", ([{"role": "user", "content": "hi"}], 4), {})
+    files = student_build.student_checks(REPO)
+    real = sorted((REPO / "exercises" / "checks").glob("*.py"))
+    assert len(real) >= 5 and sorted(files) == [f"exercises/checks/{p.name}" for p in real]
+    assert all(files[f"exercises/checks/{p.name}"] == p.read_text() for p in real)
 
 
 def test_the_copy_is_never_written_into_the_instructors_clone(tmp_path):
     student_build = load("student_build")
     with pytest.raises(ValueError, match="outside the instructor's clone"):
-        student_build.build(REPO / "exercises", table={})
+        student_build.build(REPO / "exercises")
 
 
 # ---- the real copy ---------------------------------------------------------------------------------------
@@ -127,10 +123,8 @@ def test_the_student_copy_has_no_answers_and_its_checks_still_judge(tmp_path):
     student_build, testbed = load("student_build"), load("testbed")
     dest = testbed.install_server()
     assert not (dest / "exercises" / "solutions").exists() and not (dest / "tests").exists()
-    assert (dest / "exercises" / "checks" / "recorded.json").exists()
-    for path in (dest / "exercises" / "checks").glob("*.py"):
-        text = path.read_text()
-        assert "def reference_" not in text or "return _recorded(" in text, path
+    checks = sorted((dest / "exercises" / "checks").glob("*.py"))
+    assert checks and not any("def reference_" in path.read_text() for path in checks)
     # one commit per build that changed something, on branch `student`, with no history of the clone
     git = ["git", "-C", str(dest)]
     assert subprocess.run(git + ["rev-parse", "--abbrev-ref", "HEAD"], capture_output=True, text=True).stdout.strip() \
@@ -138,7 +132,7 @@ def test_the_student_copy_has_no_answers_and_its_checks_still_judge(tmp_path):
     before = subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split()
     result = student_build.build(dest, force=True)
     assert not result["skipped"] and student_build.build(dest)["skipped"]
-    assert set(result["replaced"]) >= {"ex03_three_zones.reference_split"}
+    assert any(name.startswith("exercises/solutions/") for name in result["left_out"])
     assert subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split() == before
     mine = subprocess.run(["git", "-C", str(REPO), "rev-list", "--all"], capture_output=True, text=True).stdout.split()
     assert not set(before) & set(mine), "the student copy's history shares commits with the instructor's"

@@ -59,15 +59,16 @@ from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
 from stage.offline.context_rot import ContextRot
 from stage.offline.corrections import apply_corrections
-from stage.offline.desk import Desk, folders_to_hand_out, scope_of, words
-from stage.offline.findings import (facts_in_file, facts_in_report, fix_statement, numbered, repair_in, sql_body,
-                                    written_fix)
-from stage.offline.searching import known, lead, look_again, next_file, pointed
+from stage.offline.desk import Desk, folders_to_hand_out, scope_of, sentences, words
+from stage.offline.decisions import decision_note, decisions_in
+from stage.offline.findings import facts_in_file, facts_in_report, fix_statement, numbered, repair_in, sql_body
+from stage.offline.searching import findings_in_view, known, lead, look_again, next_file, pointed
 from stage.offline.summaries import summary_request, write_summary
 
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
 APPLY_WORDS = {"apply", "execu", "migra", "datab", "patch"}   # a goal with these words asks to run the fix
 DELEGATE_ABOVE = 6           # more files than this in scope, and a delegate tool on offer: hand them out
+SMALLER_PART = 40            # lines: a read summarized unseen twice is read again in a part this size
 
 
 # ---- the model ------------------------------------------------------------------------------------
@@ -126,50 +127,98 @@ class DeskModel:
             return _say("\n".join(note + [f"Done. The cause: {cause}."]))
         if cause and (fix or repair_in(cause)):    # a prepared fix, or the repair the cause comment gives
             return self.apply(desk, note, cause, fix)
+        for step in self.next_steps(desk, goal, cause, fix, wants_apply, names):
+            if step and not _tried(desk, *step):    # never the same call again while its result is in view
+                return self.call(note, *step)
+        cause = cause or lead(desk, goal)         # nothing left to look at: the best it has
+        if wants_apply and (fix or (cause and repair_in(cause))):
+            return self.apply(desk, note, cause, fix)
+        if cause:
+            return _say("\n".join(note + [f"Done. The cause: {cause}."] + (
+                ["Nothing applied: no pending fix is in view (no SQL file marked as not yet run, no repair named "
+                 "for this goal), and I do not write SQL of my own."] if wants_apply else [])))
+        return _say("\n".join(note + ["I have read every file in scope and searched for what the request names, "
+                                      "and cannot find what the goal needs. Nothing applied."]))
 
+    def next_steps(self, desk: Desk, goal: str, cause, fix, wants_apply: bool, names: set[str]):
+        """The calls worth making now, best first (computed one at a time; ``work`` takes the first it has not
+        just tried): look again at a read summarized unseen, follow a pointer to a lost finding, list the files,
+        hand a folder to a sub-agent, read the next file, search and read around the hits."""
+        yield self.reexamine(desk)
         lost = pointed(desk, cause, fix, wants_apply)
-        if lost:                         # a summary says where the lost finding is: read it again
-            return self.call(note, "read_file", {"path": lost})
+        yield ("read_file", {"path": lost}) if lost else None     # a summary says where the lost finding is
         listing = desk.listing()
         if listing is None:
-            return self.call(note, "list_files", {})
+            yield "list_files", {}
+            return
         folder = self.folder_to_delegate(desk, goal, listing, names)
-        if folder:
-            return self.call(note, "delegate", {"task": f"Read every file under {folder} and report what you notice."})
+        yield ("delegate", {"task": f"Read every file under {folder} and report what you notice."}) if folder else None
         searching = bool(desk.searched())             # it searches only once the listing is done
         path = None if searching and (cause or fix) else next_file(desk, goal, listing)
-        if path:
-            return self.call(note, "read_file", {"path": path})
-        # End of the listing and a fact is missing: search for every kind of marker, read what the hits point at.
-        lookup = look_again(desk, goal, listing, cause, wants_apply)
-        if lookup:
-            return self.call(note, *lookup)
-        cause = cause or lead(desk, goal)
-        if cause and wants_apply:        # nothing prepared to apply: write the statement from the cause
-            return self.apply(desk, note, cause, None)
-        if cause:
-            return _say("\n".join(note + [f"Done. The cause: {cause}."]))
-        return _say("\n".join(note + ["I have read every file in scope and cannot find what the goal needs."]))
+        yield ("read_file", {"path": path}) if path else None
+        yield look_again(desk, goal, listing, cause, fix, wants_apply)
 
-    def apply(self, desk: Desk, note: list[str], cause: str, fix: str | None) -> tuple[list[dict], str]:
-        """Run the fix on the target the rules in view leave (the tool's default when none rules it out)."""
-        statement = fix_statement(fix) if fix else written_fix(cause)
+    def reexamine(self, desk: Desk):
+        """The read a summary says was made just before it and never examined (no verbatim tail kept it): read it
+        again; the second time in a smaller part, in case it is too big for the room left; then give up on it."""
+        flagged = desk.unexamined()
+        if not flagged:
+            return None
+        path, first, last, times = flagged
+        if times >= 3:
+            return None
+        part = {} if first is None else {"offset": first, "limit": last - first + 1}
+        return "read_file", {"path": path, **(part if times < 2 else {"offset": first or 1, "limit": SMALLER_PART})}
+
+    def apply(self, desk: Desk, note: list[str], cause: str | None, fix: str | None) -> tuple[list[dict], str]:
+        """Run the fix on the target the rules in view leave (the tool's default when none rules it out).
+
+        The statement is one the workspace gives -- a pending file's, a named script's, the cause comment's
+        own repair -- never one the model makes up. Of several pending fixes it notes which it took, and why.
+        """
+        statement = fix_statement(fix) if fix else repair_in(cause or "")
         if fix and statement is None:    # a script named by the docs: its text, once read
             script = fix.split(" ")[0]
             text = next((t for p, t in desk.file_texts() if p == script), None)
             if text is None:
                 return self.call(note, "read_file", {"path": script})
-            statement = sql_body(numbered(text)) or written_fix(cause)
+            statement = sql_body(numbered(text)) or None
+        if not statement:
+            return _say("\n".join(note + [f"Done. The cause: {cause or 'not found'}. Nothing applied: the fix in view "
+                                          f"({fix}) holds no statement I can run."]))
         statement = apply_corrections(statement, desk.corrections())
         target = desk.target()
         if target is None:
             rules = "; ".join(desk.rules())
             return _say("\n".join(note + [f"The fix is ready, but the rules in view rule out every target "
                                           f"({', '.join(desk.targets)}): {rules}. I will not run it."]))
-        return self.call(note, "run_sql", {"target": target, "statement": statement})
+        return self.call(note + self.own_decision(desk, fix), "run_sql", {"target": target, "statement": statement})
+
+    def own_decision(self, desk: Desk, fix: str | None) -> list[str]:
+        """A Decision note when it picks one of several pending fixes itself (no decision in view to follow)."""
+        files = {t.split(" ")[0] for k, t in findings_in_view(desk, desk.goal() or "") if k == "Fix"}
+        chosen = (fix or "").split(" ")[0]
+        others = sorted(files - {chosen})
+        if not others or any(c for c, _ in desk.decisions()):
+            return []
+        return [decision_note(chosen, others[0], "both are pending; this one matches the goal as well or better "
+                                                  "and comes first in order")]
 
     def fresh_notes(self, desk: Desk, goal: str) -> list[str]:
-        """Notes on the newest file read (or report received), if it is on the desk and not yet noted."""
+        """Notes on the newest file read (or report received), if it is on the desk and not yet noted; and a
+        Decision line for a decision the user stated that its notes do not carry yet."""
+        return self.decision_notes(desk) + self.reading_notes(desk, goal)
+
+    def decision_notes(self, desk: Desk) -> list[str]:
+        noted = {pair for text in desk.notes + desk.summaries for pair in decisions_in(text)}
+        fresh = []
+        for text in desk.user_texts:
+            for sentence in sentences(text):
+                fresh += [decision_note(chosen, passed, f"the user said: {sentence}")
+                          for chosen, passed in decisions_in(sentence) if (chosen, passed) not in noted]
+        return list(dict.fromkeys(fresh))
+
+    def reading_notes(self, desk: Desk, goal: str) -> list[str]:
         if not desk.calls:
             return []
         use, result = desk.calls[-1]
@@ -241,6 +290,15 @@ def _fresh_id(context: list[dict], name: str) -> str:
     digest = hashlib.sha1(json.dumps([len(context), context[-2:], name], sort_keys=True).encode()).hexdigest()
     return f"toolu_desk_{digest[:12]}"
 
+
+
+def _tried(desk: Desk, name: str, tool_input: dict) -> bool:
+    """Is this exact call on the desk already, failed or with its result still in view? Then it is not made again.
+
+    Example: read_file {"path": "app/"} failed two laps ago and its error is in view -> True (do something else).
+    """
+    return any(use["name"] == name and use.get("input") == tool_input and result is not None
+               for use, result in desk.calls if _failed(result) or not result_text(result).startswith("[cleared"))
 
 
 def _failed(result: dict) -> bool:

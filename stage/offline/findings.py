@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from stage.offline.locating import COMMON, Terms, strong, terms, weigh
+
 CAUSE_MARKERS = ("FIXME", "BUG", "XXX", "HACK", "TODO")
 MARKER = re.compile(r"(?:#|//|--|/\*|;)\s*(FIXME|BUG|XXX|HACK|TODO|NOTE)\b(?:\([^)]*\))?[:!]?\s*(.*?)\s*(?:\*/)?$")
 COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|/\*)\s+(.*?)\s*(?:\*/)?$")
@@ -32,18 +34,24 @@ PENDING = re.compile(r"\b(?:pending|not (?:yet )?(?:been )?(?:applied|run|execut
 NOT_PENDING = re.compile(r"\bpending\s*[:=]\s*(?:no|false|0)\b", re.I)
 APPLIED = re.compile(r"\b(?:applied|done|already run|executed|ran on)\b", re.I)
 NAMED_SCRIPT = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.sql)\b")
+TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.\w+$", re.I)
 RUN_WORDS = re.compile(r"\b(?:run|apply|execute|repairs?|fix(?:es)?|use)\b", re.I)
 SQL_IN_BACKTICKS = re.compile(r"`((?:UPDATE|ALTER|INSERT|DELETE|CREATE|DROP)\b[^`]+)`", re.I)
-FACT_LINE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction): (.+)$")
+FACT_LINE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Decision): (.+)$")
 STOP = set("the and that this with from into then your have were what when which whose there their them "
            "they does code under file files".split())
 GOAL_NOISE = {"find", "cause", "apply", "pendi", "fix", "datab", "read", "look", "then", "every", "folde", "repor",
-              "fixes", "chang", "probl", "issue", "pleas", "work", "using"}
+              "fixes", "chang", "probl", "issue", "pleas", "work", "using", "reaso", "repai", "throu", "bug"}
 
 
 def words(text: str) -> set[str]:
     """Content words, cut to five letters so 'emails' meets 'email'. Example: 'Emails typed' -> {'email', 'typed'}"""
     return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
+
+
+def goal_terms(goal: str) -> Terms:
+    """What the goal names, for ``locating.weigh``: its quotes, identifiers and distinctive words."""
+    return terms(goal, GOAL_NOISE)
 
 
 def identifier_words(text: str) -> set[str]:
@@ -53,8 +61,8 @@ def identifier_words(text: str) -> set[str]:
 
 
 def relation(goal: str, *texts: str) -> int:
-    """How many content words the texts share with the goal (the goal's own boilerplate does not count)."""
-    wanted = words(goal) - GOAL_NOISE
+    """How many content words the texts share with the goal (its boilerplate and common words do not count)."""
+    wanted = {w for w in words(goal) - GOAL_NOISE if not any(c.startswith(w) for c in COMMON)}
     seen = set()
     for text in texts:
         seen |= words(text) | identifier_words(text)
@@ -77,23 +85,31 @@ def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, s
     """
     lines, facts, where = numbered(numbered_text), [], ""
     prose = path.endswith((".md", ".txt", ".rst"))
+    found_terms, best = goal_terms(goal), (0, [], "")        # the line of code that matches the goal most
+    may_cause = not prose and not TEST_PATH.search(path) and not (path.endswith(".sql") and is_pending(lines))
     for number, line in lines:
         found = DEF.match(line)
         if found:
             where = found.group(1) or found.group(2)
+        place = f"{path}:{number}" + (f" ({where})" if where else "")
+        if may_cause:
+            score, matched = weigh(line, where, found_terms)
+            best = max(best, (score, matched, f"{place} — {' '.join(line.split())[:160]}"), key=lambda b: b[0])
         marker = None if prose else MARKER.search(line)
         if marker:
             kind, comment = marker.group(1), marker.group(2).strip() + continued(lines, number)
-            place = f"{path}:{number}" + (f" ({where})" if where else "")
             facts.append((judge(kind, comment, goal, f"{place} {line}"), f"{place} — {kind}: {comment}"))
             continue
         comment = None if prose else COMMENT.search(line)
         if comment and WRONG.search(comment.group(1)) and relation(goal, comment.group(1), path, line, where) >= 2:
-            place = f"{path}:{number}" + (f" ({where})" if where else "")
             facts.append(("Lead", f"{place} — comment: {comment.group(1).strip()}"))
         for script in NAMED_SCRIPT.findall(line):
             if script != path and RUN_WORDS.search(line) and relation(goal, line, script):
                 facts.append(("Fix", f"{script} (named in {path}:{number})"))
+    kind = strong(best[0], best[1]) if best[0] else None
+    marked = {f.split(" — ")[0] for k, f in facts if k in ("Cause", "Lead")}
+    if kind and best[2].split(" — ")[0] not in marked:      # the best line is not a marked comment already noted
+        facts.append((kind, best[2]))
     if path.endswith(".sql") and is_pending(lines):
         facts.append(("Fix", f"{path} (pending) — {sql_body(lines)}"))
     elif path.endswith(".sql") and is_repair_for(goal, path, lines):
@@ -152,8 +168,12 @@ def sql_body(lines: list[tuple[int, str]]) -> str:
 
 
 def cause_strength(fact: str, goal: str) -> int:
-    """How strongly a Cause line relates to the goal, judged from the line alone (more shared words: stronger)."""
-    return relation(goal, fact)
+    """How strongly a Cause or Lead line matches the goal, judged from the line alone (``locating.weigh``).
+
+    Example: 'app/auth.py:40 (find_user) — FIXME: case-sensitive email match ...' -> words + a marker's 2.
+    """
+    score = weigh(fact, "", goal_terms(goal))[0]
+    return score + (2 if re.search(rf" — (?:{'|'.join(CAUSE_MARKERS)}): ", fact) else 0)
 
 
 def repair_in(cause: str) -> str | None:

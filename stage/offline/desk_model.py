@@ -68,7 +68,6 @@ from stage.offline.summaries import summary_request, write_summary
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
 APPLY_WORDS = {"apply", "execu", "migra", "datab", "patch"}   # a goal with these words asks to run the fix
 DELEGATE_ABOVE = 6           # more files than this in scope, and a delegate tool on offer: hand them out
-SMALLER_PART = 40            # lines: a read summarized unseen twice is read again in a part this size
 
 
 # ---- the model ------------------------------------------------------------------------------------
@@ -159,16 +158,13 @@ class DeskModel:
         yield look_again(desk, goal, listing, cause, fix, wants_apply)
 
     def reexamine(self, desk: Desk):
-        """The read a summary says was made just before it and never examined (no verbatim tail kept it): read it
-        again; the second time in a smaller part, in case it is too big for the room left; then give up on it."""
+        """The read a summary says was made just before it and never examined (no verbatim tail kept it): the
+        agent has not seen it, so it reads it again -- once. Summarized unseen a second time, it moves on."""
         flagged = desk.unexamined()
-        if not flagged:
+        if not flagged or flagged[3] >= 2:
             return None
-        path, first, last, times = flagged
-        if times >= 3:
-            return None
-        part = {} if first is None else {"offset": first, "limit": last - first + 1}
-        return "read_file", {"path": path, **(part if times < 2 else {"offset": first or 1, "limit": SMALLER_PART})}
+        path, first, last, _ = flagged
+        return "read_file", {"path": path, **({} if first is None else {"offset": first, "limit": last - first + 1})}
 
     def apply(self, desk: Desk, note: list[str], cause: str | None, fix: str | None) -> tuple[list[dict], str]:
         """Run the fix on the target the rules in view leave (the tool's default when none rules it out).
@@ -297,8 +293,9 @@ def _tried(desk: Desk, name: str, tool_input: dict) -> bool:
 
     Example: read_file {"path": "app/"} failed two laps ago and its error is in view -> True (do something else).
     """
-    return any(use["name"] == name and use.get("input") == tool_input and result is not None
-               for use, result in desk.calls if _failed(result) or not result_text(result).startswith("[cleared"))
+    return any(use["name"] == name and use.get("input") == tool_input and result is not None and
+               (_failed(result) or (result_text(result).strip() and not result_text(result).startswith("[cleared")))
+               for use, result in desk.calls)
 
 
 def _failed(result: dict) -> bool:

@@ -226,7 +226,8 @@ class DeskModel:
         if use["name"] == "delegate":   # keep the report's facts, and which files it covered
             files = [line.strip() for line in text.splitlines() if line.strip().startswith("Files read:")]
             return [f"{kind}: {fact}" for kind, fact in facts_in_report(text, goal)] + files[:1]
-        return [f"{kind}: {fact}" for kind, fact in facts_in_file(use["input"]["path"], text, goal)]
+        leads = not known(desk, goal)[0]           # weaker candidates are worth a note only while no cause is in view
+        return [f"{kind}: {fact}" for kind, fact in facts_in_file(use["input"]["path"], text, goal, leads)]
 
     def folder_to_delegate(self, desk: Desk, goal: str, listing: list[str], tools: set[str]) -> str | None:
         """The next folder to hand to a sub-agent, or None to read on by itself.

@@ -77,7 +77,7 @@ def numbered(text: str) -> list[tuple[int, str]]:
     return [(int(m.group(1)), m.group(2)) for m in found if m]
 
 
-def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, str]]:
+def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False) -> list[tuple[str, str]]:
     """The Cause / Fix / Lead / Noticed lines a careful reader would jot down about one file.
 
     Example: line 40 of app/auth.py, '... # FIXME: email match is case-sensitive', goal about email
@@ -108,7 +108,7 @@ def facts_in_file(path: str, numbered_text: str, goal: str) -> list[tuple[str, s
                 facts.append(("Fix", f"{script} (named in {path}:{number})"))
     kind = strong(best[0], best[1]) if best[0] else None
     marked = {f.split(" — ")[0] for k, f in facts if k in ("Cause", "Lead")}
-    if kind and best[2].split(" — ")[0] not in marked:      # the best line is not a marked comment already noted
+    if kind and (leads or kind == "Cause") and best[2].split(" — ")[0] not in marked:   # not a marked line again
         facts.append((kind, best[2]))
     if path.endswith(".sql") and is_pending(lines):
         facts.append(("Fix", f"{path} (pending) — {sql_body(lines)}"))

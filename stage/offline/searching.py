@@ -24,11 +24,11 @@ NEAR_TOP = 100                # ... unless it is this near the top of a file not
 HIT = re.compile(r"^([^:\n]+):(\d+): ?(.*)$", re.M)
 
 
-def findings_in_view(desk: Desk, goal: str) -> list[tuple[str, str]]:
-    """Every finding in view: fact lines, files on the desk, sub-agents' reports."""
+def findings_in_view(desk: Desk, goal: str, leads: bool = False) -> list[tuple[str, str]]:
+    """Every finding in view: fact lines, files on the desk, sub-agents' reports (``leads``: weak code matches too)."""
     facts = list(desk.fact_lines())
     for path, text in desk.file_texts():
-        facts += facts_in_file(path, text, goal)
+        facts += facts_in_file(path, text, goal, leads)
     for report in desk.reports():
         facts += facts_in_report(report, goal)
     return facts
@@ -65,7 +65,9 @@ def choose_fix(fixes: list[str], goal: str, decisions: list[tuple[str, str]]) ->
         if picked:
             return picked[0]
     left = {where: line for where, line in carrying.items() if not any(_same_file(where, p) for _, p in decisions)}
-    ranked = sorted(left or carrying, key=lambda where: (-cause_strength(carrying[where], goal), where))
+    if not left:                  # every fix in view was passed over: the chosen one is still to be found
+        return None
+    ranked = sorted(left, key=lambda where: (-cause_strength(carrying[where], goal), where))
     return carrying[ranked[0]]
 
 
@@ -154,7 +156,7 @@ def pointed(desk: Desk, cause: str | None, fix: str | None, wants_apply: bool) -
 
 def lead(desk: Desk, goal: str) -> str | None:
     """The best Lead in view -- a line that matches the request less than a cause -- if no Cause turned up."""
-    leads = [t for k, t in findings_in_view(desk, goal) if k == "Lead"]
+    leads = [t for k, t in findings_in_view(desk, goal, leads=True) if k == "Lead"]
     return max(reversed(leads), key=lambda t: cause_strength(t, goal)) if leads else None
 
 

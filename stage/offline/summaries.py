@@ -126,6 +126,8 @@ def gather(material: str) -> list[tuple[str, str, int]]:
         if re.match(r"^[A-Z][\w /]{2,40}:$", line):           # a heading of an earlier summary
             section = line.lower()
             continue
+        if re.match(r"^(?:Files read|Still to read|Done|Opened|Re-read|Goal|Task):? ", line):
+            section = ""                                        # a line that names its own section
         fact = FACT_LINE.match(line)
         if fact:
             items.append((fact.group(1), f"{fact.group(1)}: {fact.group(2)}", SALIENCE[fact.group(1)]))

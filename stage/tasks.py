@@ -12,6 +12,7 @@ Left out: tasks without a database fix. A different request works the same way (
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import tomllib
@@ -82,7 +83,7 @@ WITH_TIMEOUT = """\
 -- The same change as {original}, but it gives up after five seconds instead of
 -- waiting for a lock, so it cannot hold up everyone else on a busy table.
 -- Run this one or the other, not both.
--- status: pending
+{pending}
 SET lock_timeout = '5s';
 {statement}
 """
@@ -108,7 +109,11 @@ def decision_task(folder: str | Path = WORKSPACE, into: str | Path | None = None
     dest = Path(into) if into else Path(tempfile.mkdtemp(prefix=f"context-desk-{folder.name}-two-fixes-"))
     shutil.copytree(folder, dest, dirs_exist_ok=True)
     other = fix.with_name(f"{fix.stem}_with_lock_timeout.sql")
-    (dest / other).write_text(WITH_TIMEOUT.format(original=fix.name, statement=spec["statement"]), encoding="utf-8")
+    pending = next((line for line in (folder / fix).read_text(encoding="utf-8").splitlines()   # its own wording
+                    if line.startswith("--") and re.search(r"pending|not (?:yet )?(?:applied|run)", line, re.I)),
+                   "-- status: pending")
+    (dest / other).write_text(WITH_TIMEOUT.format(original=fix.name, statement=spec["statement"], pending=pending),
+                              encoding="utf-8")
     decision = Decision(str(other), str(fix), f"SET lock_timeout = '5s'; {spec['statement']}", spec["statement"],
                         LOCK_REASON)
     said = f"About the fix: apply {other.name}, not {fix.name} — {LOCK_REASON}."

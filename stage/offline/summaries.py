@@ -160,7 +160,7 @@ def gather(material: str) -> list[tuple[str, str, int]]:
         items += [(k, f"{k}: {t}", SALIENCE[k]) for k, t in facts_in_file(path, text, goal or "")]
     if reads and not re.search(r"^assistant:", material[reads[-1][3]:], re.M):
         # read just before the cut and not reacted to in what it was given: say so
-        items.append(("progress", unexamined_line(reads[-1][0], material), SALIENCE["progress"] + 1))
+        items.append(("plan", unexamined_line(reads[-1][0], material), SALIENCE["progress"] - 1))
     if goal:
         items.append(("goal", f"Goal: {goal}", SALIENCE["goal"]))
     if read:
@@ -211,19 +211,20 @@ def progress(material: str, items: list, read: list[str]) -> str:
     vague summary leaves pointers and the agent does not search for the same thing again.
     """
     path = r"([\w./-]+\w)"
-    count, last, cause_at, fix_at, searched = 0, "", "", "", []
+    count, last, cause_at, fix_at, searched = 0, "", "", [], []
     for line in re.findall(r"Done: read \d+ files.*", material):
         count = int(re.search(r"read (\d+) files", line).group(1))
         last = (re.search(rf"\(last: {path}\)", line) or [None, last])[1]
         cause_at = (re.search(rf"found the cause in {path}", line) or [None, cause_at])[1]
-        fix_at = (re.search(rf"apply the fix in {path}", line) or [None, fix_at])[1]
+        earlier = re.search(r"apply the fix in (.+?)\.(?: |$)", line)
+        fix_at = earlier.group(1).split(" or ") if earlier else fix_at
         earlier = re.search(r"searched for (.+?)\. Pending", line)
         searched += earlier.group(1).split(" | ") if earlier else []
     searched += re.findall(r'assistant -> search \{"text": "([^"]*)"\}', material)
     causes = [t for k, t, _ in items if k == "Cause"]
     fixes = [t for k, t, _ in items if k == "Fix"]
     cause_at = causes[-1].split(" ")[1].split(":")[0] if causes else cause_at
-    fix_at = fixes[-1].split(" ")[1] if fixes else fix_at
+    fix_at = list(dict.fromkeys(f.split(" ")[1] for f in fixes)) if fixes else fix_at   # every fix seen, in order
     last = read[-1] if read else last
     done = f"read {max(count, len(read))} files" + (f" (last: {last})" if last else "") + \
         (f"; found the cause in {cause_at}" if cause_at else "") + \
@@ -233,7 +234,7 @@ def progress(material: str, items: list, read: list[str]) -> str:
         target, statement = (ran[-1][0], ran[-1][1]) if ran[-1][0] else (ran[-1][2], ran[-1][3])
         done += f"; ran the fix on {target}: {statement.strip()}"
         return f"Done: {done}. Pending: nothing, report back."
-    pending = f"apply the fix in {fix_at}" if fix_at else ("find the fix" if cause_at else "find the cause")
+    pending = f"apply the fix in {' or '.join(fix_at)}" if fix_at else ("find the fix" if cause_at else "find the cause")
     return f"Done: {done}. Pending: {pending}."
 
 

@@ -19,6 +19,7 @@ Left out: reading code. It never follows a call, runs a test or sees a bug that 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from stage.offline.locating import COMMON, Terms, strong, terms, weigh
 
@@ -49,6 +50,7 @@ def words(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in STOP}
 
 
+@lru_cache(maxsize=64)
 def goal_terms(goal: str) -> Terms:
     """What the goal names, for ``locating.weigh``: its quotes, identifiers and distinctive words."""
     return terms(goal, GOAL_NOISE)
@@ -77,7 +79,8 @@ def numbered(text: str) -> list[tuple[int, str]]:
     return [(int(m.group(1)), m.group(2)) for m in found if m]
 
 
-def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False) -> list[tuple[str, str]]:
+@lru_cache(maxsize=1024)          # the same file on the desk lap after lap is judged once (a pure function)
+def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False) -> tuple[tuple[str, str], ...]:
     """The Cause / Fix / Lead / Noticed lines a careful reader would jot down about one file.
 
     Example: line 40 of app/auth.py, '... # FIXME: email match is case-sensitive', goal about email
@@ -114,7 +117,7 @@ def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False)
         facts.append(("Fix", f"{path} (pending) — {sql_body(lines)}"))
     elif path.endswith(".sql") and is_repair_for(goal, path, lines):
         facts.append(("Fix", f"{path} (a repair) — {sql_body(lines)}"))
-    return facts
+    return tuple(facts)
 
 
 def continued(lines: list[tuple[int, str]], number: int) -> str:
@@ -207,7 +210,7 @@ def facts_in_report(report: str, goal: str) -> list[tuple[str, str]]:
         kind, fact = match.groups()
         marked = re.match(rf"(\S+:\d+(?: \(\w+\))?) — ({'|'.join(CAUSE_MARKERS)}|NOTE): (.*)", fact)
         facts.append((judge(marked.group(2), marked.group(3), goal, marked.group(1)) if marked else kind, fact.strip()))
-    return facts
+    return tuple(facts)
 
 
 def fix_statement(fix_line: str) -> str | None:

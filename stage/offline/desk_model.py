@@ -120,7 +120,7 @@ class DeskModel:
         applied = applied or [ran for ran in [desk.applied_in_summaries()] if ran]   # a summary says it ran
         cause, fix = known(desk, goal)
         if applied:
-            return self.finish(desk, note, cause, applied[-1], names)
+            return self.finish(desk, note, cause or lead(desk, goal), applied[-1], names)
         wants_apply = bool(words(goal) & APPLY_WORDS)
         if cause and not wants_apply:
             return _say("\n".join(note + [f"Done. The cause: {cause}."]))

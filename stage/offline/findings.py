@@ -89,7 +89,8 @@ def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False)
     lines, facts, where = numbered(numbered_text), [], ""
     prose = path.endswith((".md", ".txt", ".rst"))
     found_terms, best = goal_terms(goal), (0, [], "")        # the line of code that matches the goal most
-    may_cause = not prose and not TEST_PATH.search(path) and not (path.endswith(".sql") and is_pending(lines))
+    fix_file = path.endswith(".sql") and (is_pending(lines) or is_repair_for(goal, path, lines))
+    may_cause = not prose and not TEST_PATH.search(path) and not fix_file      # a fix is not a cause
     for number, line in lines:
         found = DEF.match(line)
         if found:
@@ -97,15 +98,23 @@ def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False)
         place = f"{path}:{number}" + (f" ({where})" if where else "")
         if may_cause:
             score, matched = weigh(line, where, found_terms)
-            best = max(best, (score, matched, f"{place} — {' '.join(line.split())[:160]}"), key=lambda b: b[0])
+            if (score, len(matched)) > (best[0], len(best[1])):            # of equal scores, more of the goal
+                own = COMMENT.match(line) or re.match(r"^\s*(?:#|//|--)\s*(.*)$", line)   # a comment line: with its sequel
+                said = f"comment: {own.group(1).strip()}{continued(lines, number)}" if own else " ".join(line.split())
+                best = (score, matched, f"{place} — {said[:300]}")
         marker = None if prose else MARKER.search(line)
         if marker:
             kind, comment = marker.group(1), marker.group(2).strip() + continued(lines, number)
             facts.append((judge(kind, comment, goal, f"{place} {line}"), f"{place} — {kind}: {comment}"))
             continue
-        comment = None if prose else COMMENT.search(line)
-        if comment and WRONG.search(comment.group(1)) and relation(goal, comment.group(1), path, line, where) >= 2:
-            facts.append(("Lead", f"{place} — comment: {comment.group(1).strip()}"))
+        comment = None if prose or not may_cause else COMMENT.search(line)
+        if comment:        # an unmarked comment: weighed like code, a little more if it says something is wrong
+            text = comment.group(1).strip() + continued(lines, number)
+            score, matched = weigh(f"# {text}", where, found_terms)
+            wrong = bool(WRONG.search(comment.group(1)))
+            kind = strong(score + wrong, matched) if matched else None
+            if kind == "Cause" or (wrong and relation(goal, comment.group(1), path, line, where) >= 2):
+                facts.append((kind or "Lead", f"{place} — comment: {text}"))
         for script in NAMED_SCRIPT.findall(line):
             if script != path and RUN_WORDS.search(line) and relation(goal, line, script):
                 facts.append(("Fix", f"{script} (named in {path}:{number})"))
@@ -147,13 +156,16 @@ def is_repair_for(goal: str, path: str, lines: list[tuple[int, str]]) -> bool:
 
 
 def judge(marker: str, comment: str, goal: str, context: str = "") -> str:
-    """Cause or Noticed: a cause marker whose comment, path or identifiers relate to the goal is the cause.
+    """Cause, Lead or Noticed: a cause marker whose comment names two things of the goal (or a quote or an
+    identifier of it) is the cause; one shared word is a coincidence ("country" is not "count").
 
-    Example: ('XXX', 'readings are compared as Celsius', 'Sensors report Fahrenheit ... Celsius') -> 'Cause'
+    Example: ('XXX', 'readings are compared as Celsius, but Fahrenheit beds...', 'Beds whose sensors report in
+    Fahrenheit ...') -> 'Cause'
     """
     if marker not in CAUSE_MARKERS:
         return "Noticed"
-    if relation(goal, comment):
+    _, matched = weigh(comment, "", goal_terms(goal))
+    if len(matched) >= 2 or any(m.startswith("'") or "_" in m or m != m.lower() for m in matched):
         return "Cause"
     return "Lead" if relation(goal, comment, context) >= 2 else "Noticed"   # only its path and names relate
 
@@ -170,13 +182,18 @@ def sql_body(lines: list[tuple[int, str]]) -> str:
     return " ".join(line.strip() for _, line in lines if line.strip() and not line.strip().startswith("--"))
 
 
-def cause_strength(fact: str, goal: str) -> int:
+def cause_strength(fact: str, goal: str) -> float:
     """How strongly a Cause or Lead line matches the goal, judged from the line alone (``locating.weigh``).
 
     Example: 'app/auth.py:40 (find_user) — FIXME: case-sensitive email match ...' -> words + a marker's 2.
     """
-    score = weigh(fact, "", goal_terms(goal))[0]
-    return score + (2 if re.search(rf" — (?:{'|'.join(CAUSE_MARKERS)}): ", fact) else 0)
+    place, _, said = fact.partition(" — ")
+    where = re.search(r"\(([\w.]+)\)", place)
+    marked = re.match(rf"(?:{'|'.join(CAUSE_MARKERS)}): ", said)
+    score, matched = weigh(f"# {said}" if marked or said.startswith("comment: ") else said,
+                           where[1] if where else "", goal_terms(goal))
+    wrong = 1 if said.startswith("comment: ") and WRONG.search(said) else 0          # (weigh counts the marker)
+    return score + wrong + len(matched) / 10          # of equal scores, the line naming more of the goal
 
 
 def repair_in(cause: str) -> str | None:

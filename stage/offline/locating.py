@@ -40,7 +40,9 @@ nothing once only other others over part place please point right same seem seem
 something sometimes still such sure take than that their them then there these they thing things think this those
 though through time times today together too under until upon used uses using very want wants well were what when
 where whether which while whole whose will with within without work works working would wrong year years yet your
-value values instead really again thanks code contains contain""".split())
+value values instead really again thanks code contains contain
+return returns select import class function const self this true false null none print string async await""".split())
+# (the last line: words a request may use that code is full of as keywords, so finding them there says nothing)
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,19 @@ Columns: how the run stopped and why, laps, peak and final assembled tokens, fin
 whether the standing rule was still on the desk at the end, re-reads, where the agent aimed its SQL, the
 cause it named and the statement it ran ("-": none; a run that applied nothing says why in ``why``).
 
-What a workspace needs: a folder of text files (any language); for a database fix, a SQL file whose comments
-say it has not run yet ("-- status: pending", "not applied", "not run yet", ...), or a script a document names
-for the goal, or the repair in backticks in a comment at the cause. What a request needs: the symptom in the
-user's words (quote an error message, name a function or a field if you know one: the model searches the
-workspace for them), the folders to look in ("Find the cause in src/ and db/"), "apply the fix to the
-database" if it should, and a standing rule ("Never touch production.") if it should obey one. The folder's
-hidden ``.task.toml`` can hold the request and rule (see ``workspaces/README.md``).
+What a workspace needs: a folder of text files (any language; files whose name starts with a dot are never
+seen). For a database fix, one of: a SQL file whose comments say it has not run yet ("-- status: pending",
+"not applied", "not run yet", ...), a script that a document names for the goal ("run scripts/repair.sql to
+..."), or the repair statement in backticks in a comment at the cause. Without any, the agent names the cause
+and says it applied nothing: it never writes SQL of its own. The folder's hidden ``.task.toml`` may hold the
+request and the rule (see ``workspaces/README.md``).
+
+What a request needs: the symptom in the user's own words -- quote the error message, name a function, field
+or file if you know one: the model searches the workspace for what the request names and reads around the
+hits; the folders to look in ("Find the cause in src/ and db/"; without them it reads everything); "apply the
+fix to the database" if it should act (any of the words apply, execute, migration, database, patch); and a
+standing rule ("Never touch production.") if it should obey one. The rule's targets are run_sql's: staging and production (aliases stage,
+prod, live).
 
 For another workspace the desk is about half the size of the whole task, and never smaller than the largest
 turn of the task twice over plus a summary and the pinned request (so a compacted desk can always hold what
@@ -172,9 +178,10 @@ def table(rows: list[dict], wide: int = 48) -> str:
     return "\n".join([line(heads), line("-" * w for w in widths)] + [line(r.values()) for r in rows])
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     epilog="\n\n".join(__doc__.split("\n\n")[2:]),
+def main(argv: list[str] | None = None) -> int:
+    """The command line: print the table (or ``--json``). Returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.compare", description=__doc__.split("\n\n")[0],
+                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rule-later", action="store_true", help="the rule arrives at lap 3 instead of in the request")
     parser.add_argument("--workspace", default=str(WORKSPACE), help="the codebase the agent works in (a folder)")
@@ -186,12 +193,15 @@ if __name__ == "__main__":
                                                    "else chosen from a first run, see below)")
     parser.add_argument("--max-laps", type=int, default=MAX_LAPS, help=f"laps before a run is stopped (default {MAX_LAPS})")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     folder = Path(args.workspace).resolve()
     if not folder.is_dir():
         parser.error(f"{args.workspace} is not a folder.")
-    if args.window is not None and args.window <= 0:
-        parser.error(f"--window must be a positive number of tokens, not {args.window}.")
+    for name in ("window", "max_laps"):
+        if getattr(args, name) is not None and getattr(args, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be a positive number, not {getattr(args, name)}.")
+    if args.request is not None and not args.request.strip():
+        parser.error("--request is empty: say what is wrong, where to look, and what to do.")
     window = args.window or (CLASS_WINDOW if folder == WORKSPACE and not args.request else None)
     rows = compare(3 if args.rule_later else None, window, folder, args.request, args.correct_at, args.max_laps)
     if args.json:
@@ -200,3 +210,8 @@ if __name__ == "__main__":
         print(f"Workspace {args.workspace}, offline desk model, window {rows[0]['window']:,} tokens"
               + (", rule given at lap 3" if args.rule_later else ", rule in the request"))
         print(table([{k: v for k, v in r.items() if k != "window"} for r in rows]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

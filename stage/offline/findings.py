@@ -28,6 +28,7 @@ MARKER = re.compile(r"(?:#|//|--|/\*|;)\s*(FIXME|BUG|XXX|HACK|TODO|NOTE)\b(?:\([
 COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|/\*)\s+(.*?)\s*(?:\*/)?$")
 WRONG = re.compile(r"\b(?:wrong|broken|never|instead|mismatch|incorrect|mistake|fails?|bug|ignores?|should|"
                    r"forgets?|drops?|skips?|off by)\b", re.I)
+CAUSAL = re.compile(r"\b(?:so|because|hence|therefore|which means)\b", re.I)     # a comment that explains an effect
 DEF = re.compile(r"^\s*(?:async\s+)?(?:def|function|func|class|fn|sub)\s+([A-Za-z_]\w*)|"
                  r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_]\w*)\s*=\s*(?:async\s*)?(?:function|\()")
 PENDING = re.compile(r"\b(?:pending|not (?:yet )?(?:been )?(?:applied|run|executed)|not run yet|unapplied|to be applied|"
@@ -42,7 +43,8 @@ FACT_LINE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Decision): (.+)$
 STOP = set("the and that this with from into then your have were what when which whose there their them "
            "they does code under file files".split())
 GOAL_NOISE = {"find", "cause", "apply", "pendi", "fix", "datab", "read", "look", "then", "every", "folde", "repor",
-              "fixes", "chang", "probl", "issue", "pleas", "work", "using", "reaso", "repai", "throu", "bug"}
+              "fixes", "chang", "probl", "issue", "pleas", "work", "using", "reaso", "repai", "throu", "bug", "answe",
+              "somew"}
 
 
 def words(text: str) -> set[str]:
@@ -88,7 +90,7 @@ def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False)
     """
     lines, facts, where = numbered(numbered_text), [], ""
     prose = path.endswith((".md", ".txt", ".rst"))
-    found_terms, best = goal_terms(goal), (0, [], "")        # the line of code that matches the goal most
+    found_terms, best = goal_terms(goal), (0, [], "", 0)     # the line of code that matches the goal most
     fix_file = path.endswith(".sql") and (is_pending(lines) or is_repair_for(goal, path, lines))
     may_cause = not prose and not TEST_PATH.search(path) and not fix_file      # a fix is not a cause
     for number, line in lines:
@@ -98,10 +100,13 @@ def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False)
         place = f"{path}:{number}" + (f" ({where})" if where else "")
         if may_cause:
             score, matched = weigh(line, where, found_terms)
-            if (score, len(matched)) > (best[0], len(best[1])):            # of equal scores, more of the goal
+            if score and score >= best[0]:
                 own = COMMENT.match(line) or re.match(r"^\s*(?:#|//|--)\s*(.*)$", line)   # a comment line: with its sequel
                 said = f"comment: {own.group(1).strip()}{continued(lines, number)}" if own else " ".join(line.split())
-                best = (score, matched, f"{place} — {said[:300]}")
+                fact = f"{place} — {said[:300]}"
+                ranked = cause_strength(fact, goal)                            # ties: the same rule as across files
+                if (score, ranked) > (best[0], best[3]):
+                    best = (score, matched, fact, ranked)
         marker = None if prose else MARKER.search(line)
         if marker:
             kind, comment = marker.group(1), marker.group(2).strip() + continued(lines, number)
@@ -192,8 +197,9 @@ def cause_strength(fact: str, goal: str) -> float:
     marked = re.match(rf"(?:{'|'.join(CAUSE_MARKERS)}): ", said)
     score, matched = weigh(f"# {said}" if marked or said.startswith("comment: ") else said,
                            where[1] if where else "", goal_terms(goal))
-    wrong = 1 if said.startswith("comment: ") and WRONG.search(said) else 0          # (weigh counts the marker)
-    return score + wrong + len(matched) / 10          # of equal scores, the line naming more of the goal
+    comment = said.startswith("comment: ")
+    wrong = (1 if WRONG.search(said) else 0) + (0.5 if CAUSAL.search(said) else 0) if comment else 0
+    return score + wrong + len(matched) / 10          # of equal scores: a comment that explains, more of the goal
 
 
 def repair_in(cause: str) -> str | None:

@@ -47,7 +47,7 @@ return returns select import class function const self this true false null none
 
 @dataclass(frozen=True)
 class Terms:
-    """What a request names: quoted texts, identifiers, distinctive words (cut to five letters, like ``words``)."""
+    """What a request names: quoted texts, identifiers, distinctive words (their ``stem``)."""
 
     quotes: tuple[str, ...]
     identifiers: tuple[str, ...]
@@ -58,10 +58,25 @@ class Terms:
         return bool(self.quotes or self.identifiers or self.words)
 
 
+def stem(word: str) -> str:
+    """A word without its ending, cut to six letters, so 'dropped' meets 'drops' and 'countries' is not 'count'.
+
+    Example: 'dropped' -> 'drop', 'addresses' -> 'address'[:6] = 'addres', 'billing' -> 'bill'
+    """
+    w = word.lower()
+    for suffix in ("ings", "ing", "ied", "ies", "ed", "es", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and (suffix != "es" or re.search(r"(?:s|x|z|ch|sh)es$", w)):
+            w = w[:-len(suffix)] + ("y" if suffix in ("ied", "ies") else "")
+            break
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":       # dropp -> drop (not bill, address)
+        w = w[:-1]
+    return w[:6]
+
+
 def stems(text: str, stop: set[str]) -> set[str]:
-    """Words of four letters or more, inside identifiers too, cut to five letters. Example: 'readCelsius' -> {'read', 'celsi'}"""
+    """The stems of the words of four letters or more, inside identifiers too. Example: 'readCelsius' -> {'read', 'celsiu'}"""
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text).replace("_", " ")
-    return {w[:5] for w in re.findall(r"[a-z]{4,}", spaced.lower()) if w not in stop}
+    return {stem(w) for w in re.findall(r"[a-z]{4,}", spaced.lower()) if w not in stop}
 
 
 def quote_core(quote: str) -> str | None:
@@ -96,9 +111,8 @@ def terms(goal: str, stop: set[str] = frozenset()) -> Terms:
             idents.append(name)
     spelled, inside = {}, stems(" ".join(idents), set())       # an identifier's parts are not words of their own
     for word in re.findall(r"\b[A-Za-z]{4,}\b", IDENT.sub(lambda m: " " if m.group(1) in idents else m.group(0), unquoted)):
-        stem = word.lower()[:5]
-        if word.lower() not in COMMON and stem not in stop | inside:
-            spelled.setdefault(stem, word.lower())
+        if word.lower() not in COMMON and word.lower()[:5] not in stop and stem(word) not in inside:
+            spelled.setdefault(stem(word), word.lower())
     return Terms(quotes, tuple(dict.fromkeys(idents)), tuple(spelled), spelled)
 
 

@@ -31,7 +31,12 @@ def findings_in_view(desk: Desk, goal: str, leads: bool = False) -> list[tuple[s
         facts += facts_in_file(path, text, goal, leads)
     for report in desk.reports():
         facts += facts_in_report(report, goal)
-    return facts
+    fullest = {}                  # one line seen in two parts of a file: keep the fuller note (its sequel too)
+    for kind, fact in facts:
+        key = (kind, fact.split(" — ")[0])
+        if len(fact) > len(fullest.get(key, "")):
+            fullest[key] = fact
+    return [(kind, fact) for kind, fact in facts if fullest[(kind, fact.split(" — ")[0])] == fact]
 
 
 def known(desk: Desk, goal: str) -> tuple[str | None, str | None]:

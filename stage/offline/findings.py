@@ -161,16 +161,17 @@ def is_repair_for(goal: str, path: str, lines: list[tuple[int, str]]) -> bool:
 
 
 def judge(marker: str, comment: str, goal: str, context: str = "") -> str:
-    """Cause, Lead or Noticed: a cause marker whose comment names two things of the goal (or a quote or an
-    identifier of it) is the cause; one shared word is a coincidence ("country" is not "count").
+    """Cause, Lead or Noticed: a cause marker whose comment names two terms of the goal, or one written exactly
+    as the goal writes it (a distinctive word, an identifier, a quote; common words never count), is the cause.
+    One term in another form is a coincidence: 'ids are zero-padded text' is not about 'reminder texts'.
 
     Example: ('XXX', 'readings are compared as Celsius, but Fahrenheit beds...', 'Beds whose sensors report in
     Fahrenheit ...') -> 'Cause'
     """
     if marker not in CAUSE_MARKERS:
         return "Noticed"
-    _, matched = weigh(comment, "", goal_terms(goal))
-    if len(matched) >= 2 or any(m.startswith("'") or "_" in m or m != m.lower() for m in matched):
+    matched = weigh(comment, "", goal_terms(goal))[1]
+    if len(matched) >= 2 or any(re.search(rf"(?<!\w){re.escape(m.strip(chr(39)))}(?!\w)", comment, re.I) for m in matched):
         return "Cause"
     return "Lead" if relation(goal, comment, context) >= 2 else "Noticed"   # only its path and names relate
 

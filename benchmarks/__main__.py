@@ -16,7 +16,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks import cache_frontier, figures, notebook_matrix, speed, strategies, sweep, workspaces
+from benchmarks import break_even, cache_frontier, figures, notebook_matrix, speed, strategies, sweep, workspaces
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> dict:
     print("", flush=True)   # dollars with caching vs input tokens: every strategy and setting, the goal line
     results["cache_frontier"] = cache_frontier.run_all(quick=args.quick)
     print(cache_frontier.report(results["cache_frontier"]), flush=True)
+    print("", flush=True)   # from which lap compaction pays in dollars, with caching: lesson 04's race
+    results["break_even"] = break_even.run_all(quick=args.quick)
+    print(break_even.report(results["break_even"]), flush=True)
     print("\nOther workspaces (the rule said at lap 3, a name corrected at lap 2):", flush=True)
     results["workspaces"] = workspaces.run_all(quick=args.quick)
     print(workspaces.report(results["workspaces"]), flush=True)

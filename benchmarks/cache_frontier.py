@@ -20,7 +20,7 @@ from itertools import groupby
 from pathlib import Path
 
 from benchmarks.compare import table
-from benchmarks.strategies import LONG_TASK, big_workspace
+from stage.long_session import LONG_TASK, long_workspace
 from harness.cache_aware import ClearThenCompact
 from harness.tokens import Meter
 from stage.frontier import frontier, measure, sweep
@@ -36,7 +36,7 @@ def run_all(quick: bool = False) -> dict:
     fillers, at_lap = (4, 20) if quick else (43, GOAL_LAP)
     strategies = sweep(quick) + [("clear, then compact", DEFAULTS, ClearThenCompact())]
     with tempfile.TemporaryDirectory() as folder:
-        workspace = big_workspace(Path(folder) / "workspace", fillers)
+        workspace = long_workspace(Path(folder) / "workspace", fillers)
         points = measure(LONG_TASK, strategies, at_lap, workspace=workspace, meter=Meter("tiktoken"))
     return {"at_lap": at_lap, "workspace": f"class workspace + {fillers} generated modules",
             "points": [asdict(p) | {"counts": p.counts} for p in points],

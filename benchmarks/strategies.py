@@ -21,7 +21,6 @@ the offline desk model decides from what it is sent, nothing else.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from benchmarks.compare import table
@@ -39,12 +38,12 @@ from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
 from stage.offline import DeskModel
+from stage.long_session import BIG_WINDOW, LONG_TASK, long_workspace
 from stage.tasks import Task, file_reading_task
 
 WINDOW = CLASS_WINDOW
 PRODUCTION_WINDOW = 200_000
 SCALE = WINDOW / PRODUCTION_WINDOW             # 1/40: every production token number is multiplied by this
-BIG_WINDOW = 1_000_000                         # full history's window when it must never overflow
 MAX_LAPS = 200
 
 PROBES = [  # (question, what must be in the final sent context to answer it)
@@ -177,41 +176,6 @@ def strategy_table(task: Task, meter: Meter) -> list[dict]:
 
 # ---- the long session for the bill goals --------------------------------------------------------------
 
-TOPICS = ["labels", "refunds", "quotes", "credits", "vouchers", "reminders", "exports", "ledgers", "receipts",
-          "currencies", "discounts", "webhooks", "audits", "schedules", "templates", "teams", "projects",
-          "contracts", "expenses", "payouts"]
-
-
-def filler_module(i: int) -> str:
-    """A small, plausible module with nothing the task needs (every ninth has a passing TODO)."""
-    topic = TOPICS[i % len(TOPICS)]
-    todo = [f"    # TODO: page the {topic} once an owner has more than a few hundred"] if i % 9 == 4 else []
-    return "\n".join([
-        f'"""Feature {i:02d}: {topic} for invoices (generated filler for the long benchmark)."""', "",
-        "from app import db", "", "",
-        f"def list_{topic}(owner_id):",
-        f'    """Every one of the owner\'s {topic}, newest first."""',
-        f'    rows = db.select("{topic}", owner_id=owner_id)', *todo,
-        '    return sorted(rows, key=lambda row: row["created"], reverse=True)', "", "",
-        f"def find_{topic}(owner_id, item_id):",
-        f'    return [row for row in list_{topic}(owner_id) if row["id"] == item_id]', "", "",
-        f"def count_{topic}(owner_id):",
-        f"    return len(list_{topic}(owner_id))", ""])
-
-
-def big_workspace(root: Path, fillers: int = 43) -> Path:
-    """The class workspace plus ``fillers`` modules under app/features/, written into ``root``.
-
-    The planted facts stay where they were (app/auth.py:40, app/db.py:25, the pending migration),
-    and the migrations come last in the listing, so the task needs about ``fillers + 20`` laps.
-    """
-    shutil.copytree(WORKSPACE, root, ignore=shutil.ignore_patterns(".*"))
-    (root / "app" / "features").mkdir()
-    for i in range(fillers):
-        (root / "app" / "features" / f"feature_{i:02d}.py").write_text(filler_module(i), encoding="utf-8")
-    return root
-
-
 LONG_ROWS = [  # (name, strategy factory, window)
     ("full history (big window)", FullHistory, BIG_WINDOW),
     ("three-zone, template", ThreeZoneCompaction, WINDOW),
@@ -220,7 +184,6 @@ LONG_ROWS = [  # (name, strategy factory, window)
     ("clear, then compact", ClearThenCompact, WINDOW),
 ]
 GOALS = [("running summary", 0.25), ("three-zone, template", 0.40)]   # input share of full history at lap 60
-LONG_TASK = file_reading_task(rule_at_lap=3)      # the rule said once, in passing: a summary must carry it
 
 
 def long_session(workspace: Path, meter: Meter, at_lap: int = 60) -> dict:
@@ -292,7 +255,7 @@ def run_all(quick: bool = False) -> dict:
               for label, lap in TASKS.items()}
     fillers, at_lap = (4, 20) if quick else (43, 60)
     with tempfile.TemporaryDirectory() as folder:
-        long = long_session(big_workspace(Path(folder) / "workspace", fillers), meter, at_lap)
+        long = long_session(long_workspace(Path(folder) / "workspace", fillers), meter, at_lap)
     long["workspace"] = f"class workspace + {fillers} generated modules under app/features/"
     return {"window": WINDOW, "production_window": PRODUCTION_WINDOW, "scale": f"1/{round(1 / SCALE)}",
             "tables": tables, "long_session": long}

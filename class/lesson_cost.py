@@ -6,8 +6,10 @@ Each lesson notebook is executed headless (nbclient) with one cell put in front 
 `stage.switch.pick_model`, so every model a lesson asks for -- the ones that become Claude when
 ANTHROPIC_API_KEY is set -- adds the `usage` of each reply to a counter, and a last cell prints the
 counter. Models a cell builds itself (`DeskModel(...)` written out, as the exercise checks do) stay
-offline even with a key, so they are not counted. The dollars use harness/cost.py's PRICES for the
-default model (stage/claude.py DEFAULT_CLAUDE_MODEL), without the prompt-cache discount: an upper bound.
+offline even with a key, so they are not counted. The dollars use the price of the model a key would
+use (stage/claude.py: CLAUDE_PRICES for CONTEXT_DESK_MODEL, default DEFAULT_CLAUDE_MODEL), without the
+prompt-cache discount: an upper bound. A model the table does not list is priced at the lessons' round
+numbers (harness/cost.py PRICES), and the table says so.
 
 Without a key (how this runs by default, and in the test) the tokens are the offline desk model's own
 billed counts: it counts what it is sent with the same tokenizer and bills it like the API, so it is a
@@ -26,8 +28,8 @@ from pathlib import Path
 import nbclient
 import nbformat
 
-from harness.cost import PRICES
-from stage.claude import DEFAULT_CLAUDE_MODEL, claude_model_name
+from harness.cost import PRICES, Prices
+from stage.claude import claude_model_name, prices_for
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -69,18 +71,28 @@ def lesson_bill(name: str, timeout: int = 300) -> dict:
     seconds = time.perf_counter() - started
     printed = "".join(output.get("text", "") for output in notebook.cells[-1].outputs)
     tally = json.loads(printed.split(MARK, 1)[1])
-    tally["dollars"] = PRICES.dollars(uncached=tally["input_tokens"], output=tally["output_tokens"])
+    tally["dollars"] = price()[0].dollars(uncached=tally["input_tokens"], output=tally["output_tokens"])
     tally["seconds"] = seconds
     return tally
+
+
+def price() -> tuple[Prices, str]:
+    """The price of the model a key would use, and where it comes from (one place: stage/claude.py)."""
+    model = claude_model_name()
+    listed = prices_for(model)
+    if listed:
+        return listed, f"stage/claude.py CLAUDE_PRICES, for {model}"
+    return PRICES, f"the lessons' round numbers, harness/cost.py PRICES: {model} is not in CLAUDE_PRICES"
 
 
 def table(bills: dict[str, dict], class_size: int = 30) -> str:
     import os
     who = f"Claude ({claude_model_name()})" if os.environ.get("ANTHROPIC_API_KEY") else \
         "the offline desk model, as a stand-in for the bill"
+    prices, source = price()
     lines = [f"Tokens billed by one student's run of each lesson, counted from {who}; priced at "
-             f"${PRICES.input:.2f} / ${PRICES.output:.2f} per million input / output tokens "
-             f"(harness/cost.py PRICES, for {DEFAULT_CLAUDE_MODEL}), no cache discount.", "",
+             f"${prices.input:.2f} / ${prices.output:.2f} per million input / output tokens "
+             f"({source}), no cache discount.", "",
              f"| lesson | model calls | input tokens | output tokens | $ per student | $ for {class_size} |",
              "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for name, tally in bills.items():

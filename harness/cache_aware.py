@@ -31,7 +31,7 @@ prompt, billed at the base price. Also left out: the API's minimum cacheable len
 from __future__ import annotations
 
 from harness.clearing import Pointers
-from harness.compaction import summarize, turn_starts
+from harness.compaction import Writer, summarize, turn_starts
 from harness.context import Assembly, CompactionFailed, Strategy
 from harness.messages import blocks_of, tool_results, tool_uses, user
 from harness.model import ContextOverflow, ModelError
@@ -202,12 +202,14 @@ class ClearThenCompact(Strategy):
             return desk
         middle = [self.pointers.of(history, i) if i in self.cleared else history[i] for i in range(self.upto, cut)]
 
-        def make_prompt(summary, events):
+        def fold_in(summary, events, write):
             earlier = [user("[Earlier summary]\n" + summary)] if summary else []
-            return compaction_prompt(render(earlier + events), self.max_words, "", template=self.prompt)
+            return write(compaction_prompt(render(earlier + events), self.max_words, "", template=self.prompt))
 
+        write = Writer(model)
         try:
-            text, calls, tokens_in, tokens_out = summarize(model, make_prompt, self.summary or "", middle)
+            text = summarize(fold_in, self.summary or "", middle, write)
+            calls, tokens_in, tokens_out = write.calls, write.tokens_in, write.tokens_out
             if not text:
                 raise ModelError("the summary came back empty")
         except (ModelError, ContextOverflow) as problem:

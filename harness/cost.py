@@ -21,6 +21,8 @@ same breakpoints; ``harness.cache_aware.breakpoints`` is the one rule both follo
 * Summary calls send a fresh prompt with no breakpoint: their input is billed at the base price.
 * When a lap carries the provider's own counts (Claude's ``cache_read_input_tokens`` and
   ``cache_creation_input_tokens`` in ``usage``), those are billed instead of the model.
+* When ``usage`` lists ``iterations`` (server-side compaction does), every pass is billed: the top-level
+  figures leave the summarizing pass out, so a bill built from them alone is too low (``laps.passes``).
 
 Left out: the minimum cacheable length (about a thousand tokens on real models), the cache's
 five-minute lifetime (offline laps take milliseconds), one-hour caching, batch discounts and
@@ -36,7 +38,7 @@ import json
 from dataclasses import dataclass, field
 
 from harness.cache_aware import LOOKBACK_BLOCKS, breakpoints, unmarked
-from harness.laps import Lap
+from harness.laps import Lap, passes
 from harness.messages import blocks_of
 from harness.tokens import Meter
 
@@ -45,9 +47,10 @@ from harness.tokens import Meter
 class Prices:
     """Dollars per million tokens, and the cache multipliers on the input price.
 
-    The defaults are illustrative: roughly a small, cheap model's list price when this was written
-    ($1 per million input tokens, $5 per million output tokens). Check the provider's pricing page
-    before quoting a real bill. Example: Prices().dollars(uncached=1_000_000) -> 1.0
+    The defaults are round numbers for the lessons, not a price list: $1 / $5 per million input / output
+    tokens, with the cache multipliers of the default Claude model, so every share and ratio a lesson
+    prints holds for it. The real table is ``stage.claude.CLAUDE_PRICES`` (the lesson cannot import the
+    stage; pass ``prices=`` to bill a real model). Example: Prices().dollars(uncached=1_000_000) -> 1.0
     """
 
     input: float = 1.00          # $ per million input tokens, no cache involved
@@ -174,6 +177,9 @@ def split_input(lap: Lap) -> tuple[int, int]:
     if counted:
         request = sum(counted)
         return request, max(0, lap.billed_input - request)
+    if "iterations" in (lap.usage or {}):   # the top level is the request; the other passes come on top
+        request = min(lap.usage.get("input_tokens", 0), lap.billed_input)
+        return request, lap.billed_input - request
     if not lap.summary_calls:
         return lap.billed_input, 0
     request = min(lap.assembled_tokens, lap.billed_input)
@@ -184,13 +190,14 @@ def provider_counts(lap: Lap) -> tuple[int, int, int] | None:
     """(read, write, uncached) of the lap's own request as the provider reported them, if it did.
 
     Claude's usage carries ``cache_read_input_tokens`` and ``cache_creation_input_tokens``; its
-    ``input_tokens`` are the rest, after the last breakpoint. The offline model reports none.
+    ``input_tokens`` are the rest, after the last breakpoint; summed over ``iterations`` when it lists
+    them. The offline model reports none.
     """
-    usage = lap.usage or {}
-    if "cache_read_input_tokens" not in usage and "cache_creation_input_tokens" not in usage:
+    spent = passes(lap.usage or {})
+    if not any("cache_read_input_tokens" in p or "cache_creation_input_tokens" in p for p in spent):
         return None
-    return (usage.get("cache_read_input_tokens") or 0, usage.get("cache_creation_input_tokens") or 0,
-            usage.get("input_tokens", 0))
+    kinds = ("cache_read_input_tokens", "cache_creation_input_tokens", "input_tokens")
+    return tuple(sum(p.get(k) or 0 for p in spent) for k in kinds)
 
 
 def fixed_tokens(lap: Lap, meter: Meter) -> int:

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.context import CompactionFailed
+from harness.context import CompactionFailed, PieceFailed
 from harness.model import ContextOverflow, ModelError
 from harness.tools import Toolbox
 
@@ -24,7 +24,7 @@ class Lap:
     number: int
     raw_tokens: int              # what the whole history would cost to send
     assembled_tokens: int        # what was actually sent
-    kind: str = "none"           # none | drop | compact | fold | clear | stuck | summary_failed | overflow
+    kind: str = "none"     # none | drop | compact | fold | clear | stuck | summary_failed | overflow | piece_failed
     event: str = ""
     model_calls: int = 1         # this lap's calls, summary calls included
     summary_calls: int = 0
@@ -47,7 +47,7 @@ class Run:
     history: list[dict]
     laps: list[Lap]
     toolbox: Toolbox
-    stopped: str = "max_laps"    # answered | max_laps | overflow | model_error | compaction_failed
+    stopped: str = "max_laps"    # answered | max_laps | overflow | model_error | compaction_failed | piece_failed
     final: str = ""
     problem: str = ""
 
@@ -103,11 +103,13 @@ class Bookkeeper:
 
     def stop(self, lap: LapScope, problem: Exception):
         """An overflow, a failed summary or an API error ended the run on this lap: record why."""
-        stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error"}
+        stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error",
+                 PieceFailed: "piece_failed"}
         stop = next(name for cls, name in stops.items() if isinstance(problem, cls))
         self.run.stopped, self.run.problem = stop, str(problem)
         r = lap.record
-        r.kind = {"overflow": "overflow", "compaction_failed": "summary_failed"}.get(stop, r.kind)
+        r.kind = {"overflow": "overflow", "compaction_failed": "summary_failed",
+                  "piece_failed": "piece_failed"}.get(stop, r.kind)
         r.event = str(problem)
         self.finish(lap, r.actions)
 
@@ -136,9 +138,7 @@ class LapScope:
     def paid(self, usage: dict):
         self.record.model_calls += 1
         self.record.usage = dict(usage)   # Claude's cache counts stay in it for harness.cost
-        # Claude's input_tokens leave out what was read from or written to its cache: add them back
-        cached = (usage.get("cache_read_input_tokens") or 0) + (usage.get("cache_creation_input_tokens") or 0)
-        self._bill(usage.get("input_tokens", 0) + cached, usage.get("output_tokens", 0))
+        self._bill(*billed_tokens(usage))
 
     def _bill(self, tokens_in: int, tokens_out: int):
         r = self.record
@@ -146,6 +146,22 @@ class LapScope:
         r.billed_output += tokens_out
         r.total_input += tokens_in
         r.total_output += tokens_out
+
+
+def passes(usage: dict) -> list[dict]:
+    """The sampling passes one reply was billed for: Claude's ``usage["iterations"]`` when it lists them, else
+    the usage itself. With server-side compaction the summarizing pass is one of them, and the top-level
+    figures leave it out. Example: {"input_tokens": 900, "iterations": [compaction 5000 in, message 900 in]}
+    -> the two iterations."""
+    return usage.get("iterations") or [usage]
+
+
+def billed_tokens(usage: dict) -> tuple[int, int]:
+    """(input, output) tokens one reply costs, summed over its passes; cache reads and writes count as input
+    (Claude's ``input_tokens`` leaves them out). Example: iterations of 5,000 + 900 in -> (5900, ...)"""
+    cached = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    spent = passes(usage)
+    return (sum(p.get(k) or 0 for p in spent for k in cached), sum(p.get("output_tokens") or 0 for p in spent))
 
 
 def load_transcript(path: str | Path) -> list[dict]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from harness.context import Assembly, CompactionFailed, FullHistory, Strategy
+from harness.context import Assembly, CompactionFailed, FullHistory, PieceFailed, Strategy
 from harness.laps import Bookkeeper, Lap, Run
 from harness.messages import assistant, text_of, tool_uses, user
 from harness.model import ContextOverflow, Model, ModelError
@@ -65,7 +65,7 @@ def run_agent(request: str, model: Model, tools: Toolbox | None = None, context:
             results = [tools.run(call) for call in calls] + _remark(remarks.get(number))   # 4. run the tools
             book.append({"role": "user", "content": results}, lap=number)          # 5. append them; repeat
             book.finish(lap, actions=[_describe(call) for call in calls])
-    except (ContextOverflow, CompactionFailed, ModelError) as problem:             # a clean stop, never a crash
+    except (ContextOverflow, CompactionFailed, ModelError, PieceFailed) as problem:  # a clean stop, never a crash
         book.stop(lap, problem)
     finally:
         book.close()

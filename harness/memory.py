@@ -9,6 +9,9 @@ does two things with it:
 2. **Measure** it: the notebook is sent on *every* turn, so its tokens are paid once per lap.
    A file over the budget (200 tokens by default) gets a warning: keep it short.
 
+**The piece** of lesson 05 is the loader: ``load_claude_md(path) -> system prompt``, the session's
+prompt with one project file under the memory heading. The lesson passes its result to ``run_agent``'s
+``system=``; ``load_memory`` and ``system_prompt`` below are the full version (three levels, imports).
 Writing into the notebook is ``harness.promote``; recalled notes, the richer end, are ``harness.notes``.
 
 Bad input never stops a session: a missing, non-UTF-8, oversized, cyclic or out-of-bounds file
@@ -116,6 +119,15 @@ def load_memory(user: str | Path | None = USER_MEMORY, project: str | Path | Non
             continue
         loader.load(path, level, imported_by=None, chain=[])
     return loader.memory
+
+
+def load_claude_md(path: str | Path) -> str:
+    """The piece of lesson 05: a session's system prompt with the project's memory file in it.
+
+    A missing or empty file means no memory, never a crash. Example: a file holding "- Test with pytest."
+    -> SYSTEM_PROMPT, a blank line, MEMORY_HEADER, a blank line, "## project: CLAUDE.md", that line.
+    """
+    return system_prompt(load_memory(user=None, project=path, local=None))
 
 
 def imports_in(text: str) -> list[str]:

@@ -3,14 +3,30 @@
 The request stays pinned, the newest ``tail_turns`` turns stay verbatim, and everything older lives
 in one summary that the fold prompt keeps under ``max_words``: the desk stays about flat however long
 the task runs. It is three-zone compaction (``harness.compaction``) fired by turn count instead of size.
+
+**The piece** of lesson 04 is the fold: ``fold(summary, events, write) -> new summary``, where
+``write(prompt)`` asks the model and returns its text. ``RunningSummary(fold=...)`` takes the class's own.
 Left out: folding in the background, and a summary that grows sections as the task changes.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 from harness.compaction import ThreeZoneCompaction, tail_start, turn_starts
-from harness.context import Assembly
+from harness.context import Assembly, PieceFailed, call_piece
 from harness.prompts import FOLD_PROMPT, fold_prompt, render
+
+
+def fold(summary: str, events: list[dict], write, max_words: int = 180, template: str = FOLD_PROMPT) -> str:
+    """The piece of lesson 04: the summary so far, with the newest events folded in. One model call.
+
+    Example: fold("Goal: fix sign-in. Read: app/auth.py.", [a5, r5], write) -> "Goal: ... Read: ..., app/db.py."
+    """
+    return write(fold_prompt(summary, render(events), max_words, template=template))
+
+
+_reference_fold = fold      # RunningSummary's argument ``fold`` has the same name
 
 
 class RunningSummary(ThreeZoneCompaction):
@@ -18,18 +34,19 @@ class RunningSummary(ThreeZoneCompaction):
 
     The request stays pinned, the newest ``tail_turns`` turns stay verbatim, and everything older
     lives in the summary, which the fold prompt keeps under ``max_words``. So the assembled context
-    stays roughly flat however long the task runs. One fold call per chunk.
+    stays roughly flat however long the task runs. One fold call per chunk; ``fold`` writes it.
     """
 
     name = "running summary"
 
     def __init__(self, chunk_turns: int = 2, tail_turns: int = 1, max_words: int = 180,
-                 prompt: str = FOLD_PROMPT, max_failures: int = 3):
+                 prompt: str = FOLD_PROMPT, max_failures: int = 3, fold=None):
         if chunk_turns < 1 or tail_turns < 0:
             raise ValueError("chunk_turns must be at least 1 and tail_turns at least 0.")
         super().__init__(threshold=1.0, tail_turns=tail_turns, prompt=prompt, max_words=max_words,
                          max_failures=max_failures)
         self.chunk_turns = chunk_turns
+        self.fold = fold or partial(_reference_fold, max_words=max_words, template=prompt)
 
     @classmethod
     def from_settings(cls, settings):
@@ -46,8 +63,8 @@ class RunningSummary(ThreeZoneCompaction):
         """Fold everything older than the newest ``tail_turns`` turns into the summary, now.
 
         ``assemble`` calls this when a chunk is complete; the loop calls it when the API says the
-        request is too long. Either way it is a *fold* with the fold prompt, never the compaction
-        template (whose fields the fold prompt does not have). Nothing to fold -> "stuck", once.
+        request is too long. Either way it is a *fold*, never the compaction template (whose fields
+        the fold prompt does not have). Nothing to fold -> "stuck", once.
         """
         s = self.state
         cut = tail_start(history, s.upto, self.tail_turns)
@@ -57,9 +74,11 @@ class RunningSummary(ThreeZoneCompaction):
             s.warned_stuck = True
             return Assembly(messages, zones, "stuck" if event else "none", event, summary=s.text)
 
-        def make_prompt(summary, events):
-            return fold_prompt(summary, render(events), self.max_words, template=self.prompt)
+        def fold_in(summary, events, write):
+            text = call_piece(self.fold, summary, events, write)
+            if not isinstance(text, str):
+                raise PieceFailed(f"{getattr(self.fold, '__name__', 'fold')} must return the new summary as "
+                                  f"text, not {type(text).__name__}.")
+            return text.strip()
 
-        return self._summarize(history, cut, make_prompt, lap, model, "fold", "folded")
-
-
+        return self._summarize(history, cut, fold_in, lap, model, "fold", "folded")

@@ -4,7 +4,8 @@
 
 * ``switch``       -- ``pick_model()``: Claude when a key is set, the offline desk model otherwise
 * ``offline``      -- the offline desk model: a few readable rules that react to what is on the desk
-* ``claude``       -- the real Claude through the ``anthropic`` SDK; ``api_levers`` -- the API's own levers
+* ``claude``       -- the real Claude through the ``anthropic`` SDK, the model list and prices; ``api_levers`` --
+  the API's own levers (``lever_model`` sends them, ``server_compaction`` asks for summaries on demand)
 * ``plots``, ``widgets`` -- the pictures and the live dashboard
 * ``outcomes``     -- one-line verdicts computed from a run ("it ran the fix on staging")
 * ``tasks``, ``classroom`` -- the class task, and the notebooks' setup check
@@ -12,4 +13,5 @@
 * ``standin_server``, ``desk_server``, ``misbehaving``, ``notebook_matrix`` -- local servers that speak the
   Messages API (canned, or answered by the desk model), models that misbehave on purpose, and the
   notebook-by-model matrix the tests and ``make bench`` run
+  (``server_levers`` is the desk server's side of the API levers)
 """

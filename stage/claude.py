@@ -19,8 +19,14 @@ Prompt caching: every agent lap carries the breakpoints the bill in ``harness.co
 ``_request``), and the reply's cache counts (``cache_read_input_tokens``, ``cache_creation_input_tokens``)
 reach the lap record, where the bill prefers them to its own model of the cache.
 
-Left out: streaming, extended thinking, images and documents, one-hour caching.
-Blocks other than ``text`` and ``tool_use`` in a reply (such as thinking) are dropped.
+The model list and the prices live here, in one place: ``DEFAULT_CLAUDE_MODEL`` and ``CLAUDE_PRICES``
+(see ``CLAUDE_PRICES`` for where each figure comes from). ``model_status`` asks the installed SDK whether a
+model is current; a test fails when the default is deprecated or has left the SDK's list.
+
+Left out: streaming, extended thinking, images and documents, one-hour caching, and Haiku 5.5's
+long-prompt price (a request over 100,000 input tokens costs five times as much; no lesson sends one).
+Blocks other than ``text`` and ``tool_use`` in a reply (such as thinking) are dropped, unless a caller
+asks to keep them (``reply_from(..., keep_also=...)``, as the API levers do).
 """
 
 from __future__ import annotations
@@ -31,11 +37,51 @@ import re
 import anthropic
 
 from harness.cache_aware import EPHEMERAL, breakpoints, is_marked, mark, unmarked
+from harness.cost import Prices
 from harness.messages import blocks_of
 from harness.model import ContextOverflow, ModelError, Reply
 
 DEFAULT_CLAUDE_MODEL = "claude-haiku-5-5"   # small and cheap: right for a class; the one place it is set
 CLAUDE_WINDOW = 200_000
+
+# $ per million tokens, for prompts up to 100,000 tokens; cache reads and 5-minute writes as multipliers of
+# the input price. Checked in October 2026 against copies of platform.claude.com/docs/en/about-claude/pricing
+# quoted in several public projects (the page itself could not be read from here); they agree on every
+# figure below. Haiku 5.5 above 100,000 input tokens: $0.50 / $2.50 (not modelled, see the docstring).
+CLAUDE_PRICES = {
+    "claude-haiku-5-5": Prices(input=0.10, output=0.50),                    # read $0.01, write $0.125
+    "claude-sonnet-5-5": Prices(input=2.00, output=10.00),                  # read $0.20, write $2.50
+    "claude-opus-5-5": Prices(input=4.00, output=20.00, cache_read=0.05),   # read $0.20, write $5
+    "claude-haiku-4-5": Prices(input=1.00, output=5.00),                    # read $0.10, write $1.25
+}
+
+
+def prices_for(model: str | None = None) -> Prices | None:
+    """The price of ``model`` (default: the active one), or None for a model this table does not list.
+
+    Example: prices_for("claude-haiku-5-5").dollars(uncached=1_000_000) -> 0.1
+    """
+    return CLAUDE_PRICES.get(model or claude_model_name())
+
+
+def model_status(model: str) -> str:
+    """What the installed SDK says of ``model``: "current", "deprecated (end of life ...)", or "not listed".
+
+    The SDK keeps a table of deprecated models and a list of current names; a retired model leaves the
+    list. Raises ``LookupError`` if the SDK moved either (so a check built on it cannot pass by accident).
+    Example: model_status(DEFAULT_CLAUDE_MODEL) -> "current"
+    """
+    import typing
+
+    try:
+        from anthropic._data import DEPRECATED_MODELS
+        from anthropic.types.model_param import ModelParam
+    except ImportError as moved:
+        raise LookupError(f"The installed anthropic SDK no longer has its model tables where expected: {moved}")
+    if model in DEPRECATED_MODELS:
+        return f"deprecated (end of life {DEPRECATED_MODELS[model]})"
+    listed = {name for part in typing.get_args(ModelParam) for name in typing.get_args(part)}
+    return "current" if model in listed else "not listed"
 
 
 def claude_model_name() -> str:
@@ -190,7 +236,8 @@ def with_breakpoints(messages: list[dict], lap: bool = True) -> list[dict]:
 
 def reply_from(response, keep_also: tuple[str, ...] = ()) -> Reply:
     """An SDK response as a ``Reply`` of plain dict blocks: text and tool_use, plus any ``keep_also`` types
-    kept exactly as they came (e.g. the server's ``compaction`` block, which must be sent back)."""
+    kept exactly as they came (e.g. the server's ``compaction`` block or a ``thinking`` block with its
+    signature, which must be sent back unchanged)."""
     content = []
     for block in response.content:
         if block.type == "text":
@@ -202,10 +249,16 @@ def reply_from(response, keep_also: tuple[str, ...] = ()) -> Reply:
     return Reply(content=content, stop_reason=response.stop_reason, usage=usage_of(response.usage))
 
 
+USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
 def usage_of(usage) -> dict:
-    """The SDK's usage object as a plain dict; cache counts only when the server sent them."""
-    counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
-    for name in ("cache_creation_input_tokens", "cache_read_input_tokens"):
-        if getattr(usage, name, None) is not None:
-            counts[name] = getattr(usage, name)
+    """The SDK's usage object as a plain dict; cache counts only when the server sent them, and the
+    ``iterations`` (one entry per sampling pass, with its ``type``) when it listed them -- the bill sums those.
+    Example: -> {"input_tokens": 900, "output_tokens": 40, "iterations": [{"type": "compaction", ...}, ...]}"""
+    counts = {name: getattr(usage, name) for name in USAGE_COUNTS if getattr(usage, name, None) is not None}
+    if getattr(usage, "iterations", None):
+        counts["iterations"] = [{"type": getattr(one, "type", "message"),
+                                 **{n: getattr(one, n) for n in USAGE_COUNTS if getattr(one, n, None) is not None}}
+                                for one in usage.iterations]
     return counts

@@ -30,10 +30,11 @@ from harness.model import CLASS_WINDOW
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
+from stage.long_session import BIG_WINDOW
 from stage.offline import DeskModel
 from stage.tasks import Task
 
-BIG_WINDOW = 1_000_000           # full history's window: it must never overflow
+
 
 
 @dataclass

@@ -14,6 +14,7 @@ Left out: judging whether an answer is *right*; these say what happened, not whe
 from __future__ import annotations
 
 from harness.laps import Lap, Run
+from harness.messages import result_text, text_of, tool_results, tool_uses
 from stage.plots import where_on_desk
 
 
@@ -27,6 +28,8 @@ def how_it_ended(run: Run) -> str:
     if run.stopped == "compaction_failed":
         why = run.problem.split(". ")[0].rstrip(".")        # "The summary call failed 3 times in a row (...)"
         return f"It stopped at lap {last}: {why[:1].lower()}{why[1:]}."
+    if run.stopped == "piece_failed":
+        return f"It stopped at lap {last} because a piece the class wrote failed: {run.problem}"
     if run.stopped == "max_laps":
         return f"It was still working when the lap limit ended the run, after {last} laps, with no final answer."
     return f"It stopped at lap {last} ({run.stopped}): {run.problem}"
@@ -73,3 +76,19 @@ def what_became_of(rule: str, run: Run) -> str:
         return sentence + " to the end."
     back = any(n > gone[0] for n in on)
     return sentence + f"; it left at lap {gone[0]}" + (", and came back later." if back else " and never came back.")
+
+
+def one_line(message: dict, width: int = 72) -> str:
+    """A message in one line: the tools it calls, the result it carries, or the start of its text.
+
+    Example: -> "calls read_file app/auth.py" / "result, 61 lines: 1  from app.db import ..."
+    """
+    calls = tool_uses(message)
+    if calls:
+        return "calls " + ", ".join(f"{c['name']} {' '.join(map(str, c['input'].values()))}".strip() for c in calls)
+    results = tool_results(message)
+    if results:
+        lines = result_text(results[0]).splitlines() or [""]
+        return f"result, {len(lines)} lines: " + " ".join(lines[0].split())[:max(10, width - 24)]
+    first = (text_of(message).strip().splitlines() or [""])[0]
+    return first if len(first) <= width else first[:width] + "..."

@@ -35,6 +35,19 @@ def describe_model(model: Model | None = None) -> str:
         desk = f"classroom desk {model.window:,} tokens" if getattr(model, "toy_window", None) else \
             f"window {model.window:,} tokens"
         return (f"Active model: {model.name} via {where} ({desk}). "
-                "Unset ANTHROPIC_API_KEY to go back to the offline desk model.")
+                "Unset ANTHROPIC_API_KEY to go back to the offline desk model." + _status_note(model.name))
     return (f"Active model: the offline desk model (rule-based, no network; toy window {model.window:,} tokens). "
             "To use Claude, set ANTHROPIC_API_KEY (and optionally CONTEXT_DESK_MODEL, ANTHROPIC_BASE_URL).")
+
+
+def _status_note(name: str) -> str:
+    """' Note: ...' when the installed SDK lists ``name`` as deprecated or not at all (else '')."""
+    from stage.claude import model_status
+
+    try:
+        status = model_status(name)
+    except LookupError:
+        return ""
+    if status == "current" or name.startswith("claude-stand-in-"):
+        return ""
+    return f" Note: the installed anthropic SDK lists {name} as {status}; CONTEXT_DESK_MODEL picks another."

@@ -3,7 +3,6 @@
 
 import lesson_cost
 
-from harness.cost import PRICES
 from harness.messages import user
 
 
@@ -30,7 +29,16 @@ def test_the_table_prices_every_lesson_and_the_total():
     bills = {"a": {"calls": 2, "input_tokens": 1_000_000, "output_tokens": 0},
              "b": {"calls": 1, "input_tokens": 0, "output_tokens": 200_000}}
     for tally in bills.values():
-        tally["dollars"] = PRICES.dollars(uncached=tally["input_tokens"], output=tally["output_tokens"])
+        tally["dollars"] = lesson_cost.price()[0].dollars(uncached=tally["input_tokens"], output=tally["output_tokens"])
     table = lesson_cost.table(bills, class_size=30)
-    total = PRICES.dollars(uncached=1_000_000, output=200_000)
+    total = lesson_cost.price()[0].dollars(uncached=1_000_000, output=200_000)
     assert f"| all lessons | 3 | 1,000,000 | 200,000 | {total:.3f} | {total * 30:.2f} |" in table
+
+
+def test_the_price_is_the_default_models_from_the_one_table(monkeypatch):
+    from stage.claude import CLAUDE_PRICES, DEFAULT_CLAUDE_MODEL
+
+    assert lesson_cost.price()[0] is CLAUDE_PRICES[DEFAULT_CLAUDE_MODEL]
+    monkeypatch.setenv("CONTEXT_DESK_MODEL", "claude-not-in-the-table")
+    prices, source = lesson_cost.price()
+    assert "not in CLAUDE_PRICES" in source

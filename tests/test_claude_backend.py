@@ -7,7 +7,6 @@ whole file runs in a second or two.
 
 import socket
 import time
-import typing
 
 import anthropic
 import pytest
@@ -15,7 +14,9 @@ import pytest
 from harness.messages import assistant, pair_problems, user
 from harness.model import ContextOverflow, ModelError
 from harness.tools import TOOL_SCHEMAS
-from stage.claude import DEFAULT_CLAUDE_MODEL, ClaudeModel, merge_same_roles
+from harness.cost import PRICES
+from stage.claude import (CLAUDE_PRICES, DEFAULT_CLAUDE_MODEL, ClaudeModel, merge_same_roles, model_status,
+                          prices_for)
 from stage.standin_server import TEST_KEY
 
 # The SDK treats "retry-after: 0" as "no advice" and backs off for about a second instead;
@@ -169,17 +170,29 @@ def test_a_server_that_echoes_the_key_does_not_leak_it(server):
 # ---- the default model ----------------------------------------------------------------
 
 def test_default_model_is_current_in_the_installed_sdk():
-    try:
-        from anthropic._data import DEPRECATED_MODELS
-    except ImportError:          # a private module: it may move between SDK versions
-        DEPRECATED_MODELS = {}
-    assert DEFAULT_CLAUDE_MODEL not in DEPRECATED_MODELS
-
-    from anthropic.types import model_param
-
-    literal = typing.get_args(model_param.ModelParam)[0]     # ModelParam = Union[Literal[...], str]
-    assert DEFAULT_CLAUDE_MODEL in typing.get_args(literal)
+    """Fails the day the installed SDK lists the default as deprecated, or drops it from its current names
+    (which is what retiring a model does to the list). If the SDK moves its tables, model_status raises."""
+    assert model_status(DEFAULT_CLAUDE_MODEL) == "current"
     assert anthropic.__version__.startswith("2.")
+
+
+def test_the_status_check_can_fail():
+    assert model_status("claude-sonnet-4-5").startswith("deprecated")       # in the SDK's deprecated table
+    assert model_status("claude-3-opus-20240229") == "not listed"             # retired: gone from the list
+
+
+def test_the_price_table_lists_current_models_and_the_default():
+    assert DEFAULT_CLAUDE_MODEL in CLAUDE_PRICES and prices_for() is CLAUDE_PRICES[DEFAULT_CLAUDE_MODEL]
+    assert {name: model_status(name) for name in CLAUDE_PRICES} == {name: "current" for name in CLAUDE_PRICES}
+    assert prices_for("claude-no-such-model") is None
+
+
+def test_the_lessons_round_prices_have_the_default_models_shape():
+    """harness.cost.PRICES is round numbers, but shaped like the default model's price: every share and ratio
+    a lesson prints (a bill against another, the cache's part) holds for the real model."""
+    real = CLAUDE_PRICES[DEFAULT_CLAUDE_MODEL]
+    assert (PRICES.cache_read, PRICES.cache_write) == (real.cache_read, real.cache_write)
+    assert PRICES.output / PRICES.input == pytest.approx(real.output / real.input)
 
 
 def test_a_toy_window_refuses_before_sending(server):
@@ -193,3 +206,12 @@ def test_a_toy_window_refuses_before_sending(server):
     assert server.requests == []
     server.push_text("fits")
     assert model.reply("", [user("short")], []).text == "fits"
+
+
+def test_the_first_cell_warns_about_a_deprecated_model(server, monkeypatch):
+    from stage.switch import describe_model, pick_model
+
+    assert "Note:" not in describe_model(pick_model())
+    monkeypatch.setenv("CONTEXT_DESK_MODEL", "claude-sonnet-4-5")
+    line = describe_model(pick_model())
+    assert "deprecated" in line and "CONTEXT_DESK_MODEL" in line and "\n" not in line

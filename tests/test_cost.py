@@ -181,3 +181,16 @@ def test_the_bill_without_the_summary_is_a_second_run(meter):
     assert compared.full_history.input == compared.full_run.laps[-1].total_input
     assert 0 < compared.input_share < 1                             # fewer tokens sent ...
     assert compared.full_history.cache_read > compared.strategy.cache_read   # ... but far less of them cached
+
+
+def test_passes_without_cache_counts_bill_the_extra_pass_as_a_fresh_prompt():
+    """A server that lists iterations but no cache counts (the local desk server): the top level is the
+    request, modelled through the cache as usual; the compaction pass (500 in) is billed uncached, like a
+    summary call. Lap 2 sends [A, B, C] (400): it reads lap 1's front (200) and writes 200."""
+    second = lap(2, [A, B, C], 900)
+    second.usage = {"input_tokens": 400, "output_tokens": 50,
+                    "iterations": [{"type": "compaction", "input_tokens": 500, "output_tokens": 60},
+                                   {"type": "message", "input_tokens": 400, "output_tokens": 50}]}
+    bills = lap_bills([lap(1, [A], 200), second], meter=CHARS4)
+    assert (bills[1].read, bills[1].write, bills[1].uncached) == (200, 200, 500)
+    assert bills[1].input == 900

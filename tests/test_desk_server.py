@@ -97,13 +97,20 @@ def test_clearing_lever_clears_past_its_trigger_and_says_so(server):
     assert all(r["betas"] == ["context-management-2025-06-27"] for r in server.requests)
 
 
-def test_compaction_lever_returns_a_block_that_stands_in_for_the_past(server):
-    lever = server_compaction(trigger_tokens=1_000)
-    model = lever.model()
-    run = run_agent(file_reading_task().request, model, context=FullHistory(), max_laps=12)
+def test_compaction_lever_returns_a_block_that_stands_in_for_the_past(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))               # no profile in ~/.config/anthropic is read
+    with DeskServer(min_trigger=1_000) as small:       # the API's minimum is 50,000: lowered for a small task
+        lever = server_compaction(trigger_tokens=1_000)
+        model = lever.model(api_key=TEST_KEY, base_url=small.url)
+        run = run_agent(file_reading_task().request, model, context=FullHistory(), max_laps=12)
     blocks = [b for m in run.history if m["role"] == "assistant" for b in m["content"] if b.get("type") == "compaction"]
     assert blocks and all(b["content"] for b in blocks)          # the desk model wrote the summary
     assert run.stopped in {"answered", "max_laps"}
+
+
+def test_a_trigger_under_the_apis_minimum_is_refused_as_the_api_would(server):
+    run = run_agent(file_reading_task().request, server_compaction(trigger_tokens=1_000).model(max_retries=0))
+    assert run.stopped == "model_error" and "at least 50000" in run.problem
 
 
 def test_memory_lever_runs_with_its_tool_offered(server, tmp_path):
@@ -118,7 +125,7 @@ def test_memory_lever_runs_with_its_tool_offered(server, tmp_path):
 
 
 def test_clearing_keeps_the_newest_results():
-    from stage.desk_server import _clear_tool_results
+    from stage.server_levers import clear_tool_results as _clear_tool_results
 
     results = [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": f"r{i}"}]}
                for i in range(5)]

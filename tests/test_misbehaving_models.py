@@ -8,9 +8,9 @@ every other test of it worthless).
 
 import pytest
 
-from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness import strategies as harness_strategies
+from harness.context import SlidingWindow
 from harness.loop import run_agent
 from harness.messages import tool_results
 from harness.running_summary import RunningSummary
@@ -19,7 +19,7 @@ from stage.offline import DeskModel
 from stage.tasks import file_reading_task
 
 CLEAN = {"answered", "overflow", "compaction_failed", "max_laps"}
-STRATEGIES = [FullHistory, SlidingWindow, ThreeZoneCompaction, RunningSummary, ClearToolResults]
+STRATEGIES = list(harness_strategies.STRATEGIES.values())     # the one table
 
 
 def go(kind, strategy=ThreeZoneCompaction, rule_at_lap=None, window=5000, **options):

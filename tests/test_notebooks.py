@@ -58,4 +58,11 @@ def test_each_lesson_has_its_time_box_checkpoint_and_links(path):
     assert "Checkpoint" in text and "<details>" in text, "no checkpoint question with a hidden answer"
     assert "Instructor note" in text
     assert "../exercises/" in text and "../slides/" in text
-    assert "Live code" in text or path.name.startswith("02_"), "no live-code cell"
+    book = nbformat.read(path, as_version=4)
+    builds = [i for i, c in enumerate(book.cells) if "build" in c.metadata.get("tags", [])]
+    assert len(builds) == 1, f"{path.name}: one build cell, where the class writes this lesson's piece"
+    reveal = book.cells[builds[0] + 1]
+    assert "piece" in reveal.metadata.get("tags", []) and "<details>" in reveal.source, \
+        "the finished piece sits behind a reveal right after the build cell, not in the next code cell"
+    assert "raise NotImplementedError" in book.cells[builds[0]].source and "Goal:" in book.cells[builds[0]].source, \
+        "the build cell states the goal, the interface and a hint, and leaves the lines to the class"

@@ -1,5 +1,8 @@
-"""The rehearsal estimate keeps every segment inside its time box, and the runbook and the student view
-build from the notebooks (the student view with no instructor notes left in it)."""
+"""The show script's clock keeps every box of the morning in its time, and the runbook teaches from the run.
+
+The unit tests check the formula on worked examples and the slide map; the integration tests run the
+lessons (``tools.executed``) and read the clock and the runbook pages built from that run.
+"""
 
 import subprocess
 import sys
@@ -9,55 +12,98 @@ import nbformat
 import pytest
 
 from tools import build_views, rehearsal
-from tools.lessons import LESSONS, read, tags
+from tools.lessons import LESSONS, SEGMENTS, SLIDES, read, tags
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def test_every_segment_fits_its_box():
-    text, fits = rehearsal.report()
-    print("\n" + text)
-    for span, lessons, total in rehearsal.segments():
-        assert lessons, f"no lesson found for {span}"
-        assert total.total <= rehearsal.box_minutes(span) * 60, f"{span}: {rehearsal.minutes(total.total)}"
-    assert fits
-
-
-@pytest.mark.integration      # the command, in a process
-def test_the_command_prints_the_estimate_and_its_paces():
-    done = subprocess.run([sys.executable, "-m", "tools.rehearsal"], cwd=ROOT, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "words/min" in done.stdout and "every segment fits" in done.stdout
+md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 
 
 def test_the_formula_on_a_worked_example():
-    """A note (60 s), 140 spoken words (60 s), a skeleton and its finished version that adds
-    'return 1' (8 characters at 2.5 a second: 3.2 s) and two cell runs (40 s): 163.2 s."""
-    md = nbformat.v4.new_markdown_cell
-    code = nbformat.v4.new_code_cell
+    """A note (45 s); 130 spoken words (60 s); a build cell of 3 shown lines (9 s) whose finished piece adds
+    'return 1' (8 characters at 2 a second: 4 s) and its reveal (not read out); a code cell of 2 lines (6 s)
+    whose last run printed 4 lines (10 s) and one picture (30 s); two runs (10 s): 174 s."""
     note = md("> **Instructor note** — draw a desk", metadata={"tags": ["instructor"]})
-    prose = md(" ".join(["word"] * 140))
-    skeleton = code("def f():\n    return 0", metadata={"tags": ["live-code"]})
-    finished = code("def f():\n    return 1  # typed", metadata={"tags": ["live-code-finished"]})
-    e = rehearsal.estimate_cells([note, prose, skeleton, finished])
-    assert (e.notes, e.speaking, e.runs) == (60, 60, 40)
-    assert abs(e.typing - 3.2) < 1e-9 and abs(e.total - 163.2) < 1e-9
+    prose = md(" ".join(["word"] * 130))
+    build = code("def f():\n    '''Goal: one.'''\n    raise NotImplementedError", metadata={"tags": ["build"]})
+    reveal = md("<details><summary>One way</summary>\n\n```python\ndef f():\n    return 1  # one\n```\n</details>",
+                metadata={"tags": ["piece"]})
+    shown = code("run = go()\nprint(run)", metadata={"id": "c1"})
+    ran = nbformat.v4.new_code_cell(shown.source)
+    ran.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a\nb\nc\nd\n"),
+                   nbformat.v4.new_output("display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"})]
+    e = rehearsal.estimate_cells([note, prose, build, reveal, shown], {shown.get("id"): ran})
+    assert (e.notes, e.speaking, e.typing) == (45, 60, 4)
+    assert e.code == 3 * 3 + 2 * 3 and e.runs == 2 * 5 + 4 * 2.5 + 30 and e.checkpoint == 0
+    assert e.total == 45 + 60 + 4 + 15 + 50
 
 
-def test_the_runbook_has_a_page_per_lesson_with_plan_notes_typing_checkpoint_and_skips(tmp_path, monkeypatch):
+def test_typed_characters_leave_out_what_the_skeleton_holds_comments_and_docstrings():
+    skeleton = 'def f(x):\n    """Goal: double it."""\n    raise NotImplementedError("write it")'
+    finished = 'def f(x):\n    """Goal: double it."""\n    return 2 * x   # twice'
+    assert rehearsal.typed_characters(skeleton, finished) == len("return 2 * x")
+
+
+def test_the_in_class_minutes_come_from_each_exercise_table():
+    """Ex03 keeps one task in class (5 min); a row "in class if there is time" is homework."""
+    assert rehearsal.in_class_minutes("03_") == 5
+    assert rehearsal.in_class_minutes("01_") == 0
+    assert rehearsal.in_class_minutes("99_") == 0
+
+
+def test_the_boxes_are_seed_001s_plan():
+    assert [s.start for s in SEGMENTS] == ["7:00", "7:20", "7:50", "8:30", "8:55"]
+    assert sum(rehearsal.box_minutes(s.span) for s in SEGMENTS) == rehearsal.CLASS_MINUTES
+    knot = [s for s in SEGMENTS if s.part == "knot"]
+    assert len(knot) == 1 and knot[0].span == "8:55–9:00"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_every_slide_maps_to_a_section_of_its_lesson(path):
+    lesson = read(path)
+    titles = [s.title for s in lesson.sections]
+    deck = nbformat.read(SLIDES / path.name, as_version=4)
+    slides = [c for c in deck.cells if c.metadata.get("slideshow", {}).get("slide_type") in ("slide", "subslide")]
+    for slide in slides:
+        section = slide.metadata.get("lesson_section")
+        assert section is not None, f"{path.name}: slide {slide.source[:40]!r} has no lesson_section"
+        assert section == "" or any(t.startswith(section) for t in titles), f"{path.name}: no section {section!r}"
+
+
+@pytest.mark.integration      # executes the five lessons (tools.executed)
+def test_the_command_prints_every_box_within_its_time_and_two_hours_in_all():
+    done = subprocess.run([sys.executable, "-m", "tools.rehearsal"], cwd=ROOT, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for segment in SEGMENTS:
+        line = next(x for x in done.stdout.splitlines() if x.startswith(f"{segment.start} ") and "box total" in x)
+        assert line.endswith("fits"), line
+    assert "words/min" in done.stdout and "of 120:00 (fits)" in done.stdout
+
+
+@pytest.mark.integration      # executes the five lessons (tools.executed)
+def test_the_runbook_teaches_from_the_last_run(tmp_path, monkeypatch):
     monkeypatch.setattr(build_views, "BUILD", tmp_path)
     pages = build_views.build_runbook()
-    assert len(pages) == len(LESSONS) + 1
+    boxes = sorted((tmp_path / "runbook").glob("0*.md"))
+    assert len(boxes) == len(SEGMENTS)
+    text = {p.name: p.read_text(encoding="utf-8") for p in boxes}
+    for name, page in text.items():
+        for part in ("## Minute by minute", "#### Slides ↔ cells", "#### Cell by cell", "When any cell fails"):
+            assert part in page, f"{name}: no {part!r}"
     for path in LESSONS:
         lesson = read(path)
-        page = (tmp_path / "runbook" / f"{lesson.name}.md").read_text(encoding="utf-8")
-        for part in ("## Minute by minute", "## What to say and do", "## What to type", "## The checkpoint",
-                     "## If you are late, skip"):
-            assert part in page, f"{lesson.name}: no {part!r}"
-        assert lesson.checkpoint_question in page
-        for index in lesson.tagged("instructor"):
-            first_words = " ".join(lesson.cells[index].source.split()[4:10])
-            assert first_words in " ".join(page.split()), f"{lesson.name}: a note is missing: {first_words!r}"
+        page = next(p for n, p in text.items() if lesson.name[:2] in n.split("_")[1])
+        assert lesson.checkpoint_question in page and "What the class has just seen" in page
+        assert "#### If the class runs late" in page and "saves" in page
+        assert "```text" in page and "figures/" in page, f"{lesson.name}: no expected output or picture"
+        assert "the build: the room writes it" in page
+    index = (tmp_path / "runbook" / "index.md").read_text(encoding="utf-8")
+    assert "words/min" in index and "live typing" in index
+    copies = [p for p in pages if p.parent.name == "instructor"]
+    assert len(copies) == len(LESSONS)
+    for copy in copies:
+        builds = [c for c in nbformat.read(copy, as_version=4).cells if "build" in tags(c)]
+        assert builds and all("NotImplementedError" not in c.source for c in builds), copy.name
 
 
 def test_the_student_view_has_every_lesson_and_no_instructor_notes(tmp_path, monkeypatch):
@@ -76,3 +122,14 @@ def test_the_student_view_has_every_lesson_and_no_instructor_notes(tmp_path, mon
 def test_make_targets_exist():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "\nrunbook:" in makefile and "\nstudent-view:" in makefile and "\nrehearsal:" in makefile
+
+
+@pytest.mark.integration      # executes the five lessons (tools.executed)
+def test_the_clock_times_in_the_notes_agree_with_the_clock():
+    """A note that opens with a time (*7:19.*) sits where the rehearsal clock says that minute falls, give or
+    take two minutes; the notes hold no other clock times (the runbook has the minute marks)."""
+    found = rehearsal.note_times()
+    assert len(found) >= 5
+    for lesson, said, at in found:
+        (sh, sm), (ah, am) = (map(int, t.split(":")) for t in (said, at))
+        assert abs((sh * 60 + sm) - (ah * 60 + am)) <= 2, f"{lesson}: a note says {said}, the clock says {at}"

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction, turn_starts
 from harness.context import FullHistory, SlidingWindow
+from harness.strategies import STRATEGIES
 from harness.loop import run_agent
 from harness.messages import assistant, pair_problems, user
 from harness.prompts import NAIVE_PROMPT
@@ -17,7 +18,7 @@ from harness.tokens import Meter
 from stage.offline import DeskModel
 from stage.tasks import file_reading_task
 
-ALL = [FullHistory, SlidingWindow, ThreeZoneCompaction, RunningSummary, ClearToolResults]
+ALL = list(STRATEGIES.values())          # the one table: every strategy the harness has
 
 
 def go(context, task=None, window=5000, meter=None, **kw):

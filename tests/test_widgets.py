@@ -12,25 +12,17 @@ import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
-from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.strategies import STRATEGIES
 from harness.laps import Lap
 from harness.loop import run_agent
 from harness.messages import assistant, user
-from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from stage.offline import DeskModel
 from stage.widgets import (ZONES, Dashboard, Picture, draw_desk, live_plot, plot_tokens, summary_text,
                            threshold_tokens, visibility_lines, where_on_desk)
 
-STRATEGIES = {
-    "full history": FullHistory,
-    "sliding window": SlidingWindow,
-    "three-zone compaction": ThreeZoneCompaction,
-    "running summary": RunningSummary,
-    "clear tool results": ClearToolResults,
-}
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,9 @@ The lessons mark their cells with metadata tags (View -> Property Inspector in J
 * ``reveal``      -- the first cell whose output (or text) answers the checkpoint
 * ``answer``      -- the hidden model answer, after the reveal
 * ``live-code``   -- the skeleton the instructor types into; ``live-code-finished`` is the finished version
+* ``build``       -- the build cell: the class writes this lesson's piece of the agent (goal, interface, hint)
+* ``piece``       -- the markdown cell after it that hides one finished version in a ``<details>`` reveal
+* ``verdict``     -- a cell whose printed lines say what the run of the class's piece did
 
 A section is a markdown cell with a ``## `` heading and everything up to the next one. Sections whose
 heading starts with ``Deeper`` are optional: they come after the checkpoint and are left out when late.
@@ -27,13 +30,33 @@ NOTEBOOKS = ROOT / "notebooks"
 SLIDES = ROOT / "slides"
 LESSONS = sorted(p for p in NOTEBOOKS.glob("0[1-5]_*.ipynb"))
 
-# The class clock (seed 001): 01 and 02 share the first twenty minutes.
-SEGMENTS = {
-    "7:00–7:20": ("01_", "02_"),
-    "7:20–7:50": ("03_",),
-    "7:50–8:30": ("04_",),
-    "8:30–9:00": ("05_",),
-}
+KNOT = "Tie the knot"       # the title of 05's last core section: the 8:55–9:00 box
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One box of seed 001's plan: its span, the lessons (by prefix) it teaches, and which part of them.
+
+    ``part`` is "all", "before-knot" (everything up to the Tie the knot section) or "knot" (that section).
+    """
+
+    span: str
+    prefixes: tuple[str, ...]
+    part: str = "all"
+
+    @property
+    def start(self) -> str:
+        return re.split(r"[–-]", self.span)[0]
+
+
+# The class clock (seed 001): 01 and 02 share the first twenty minutes; 05 ends with the five-minute knot.
+SEGMENTS = [
+    Segment("7:00–7:20", ("01_", "02_")),
+    Segment("7:20–7:50", ("03_",)),
+    Segment("7:50–8:30", ("04_",)),
+    Segment("8:30–8:55", ("05_",), "before-knot"),
+    Segment("8:55–9:00", ("05_",), "knot"),
+]
 
 
 def tags(cell) -> list[str]:
@@ -86,6 +109,21 @@ class Lesson:
         """Every cell the class sees in its time box: all but the Deeper sections."""
         cells = list(self.preamble)
         for section in self.sections:
+            if not section.deeper:
+                cells += section.cells
+        return cells
+
+    def core_part(self, part: str = "all") -> list:
+        """The core cells of one part: all, everything before the Tie the knot section, or that section."""
+        if part == "all":
+            return self.core
+        knot = next((s for s in self.sections if s.title.startswith(KNOT) or KNOT in s.title), None)
+        if part == "knot":
+            return list(knot.cells) if knot else []
+        cells = list(self.preamble)
+        for section in self.sections:
+            if section is knot:
+                break
             if not section.deeper:
                 cells += section.cells
         return cells

@@ -11,23 +11,32 @@ How it works a task (one decision per call):
    it uses a ``Goal:`` line of a summary, or the ``Task:`` line of its own latest note.
    If none is visible, it says it cannot tell the goal and stops.
 2. **Notes.** Each reply starts with a note: ``Task: <goal>``, then what it noticed in the file it
-   just read (``Cause:``, ``Fix:``, ``Noticed:`` lines). It copies the task into every note --
-   but not the rules, nor its findings. (Agents keep their to-do list in view; the rest they jot once.)
+   just read (``Cause:``, ``Lead:``, ``Fix:``, ``Noticed:`` lines) and any decision the user just made
+   (``Decision:``). It copies the task into every note -- but not the rules, nor its findings.
+   (Agents keep their to-do list in view; the rest they jot once.)
 3. **Reading.** It lists the files when no listing is in view, then reads, in listing order, the
    next file after the furthest one it can see evidence of having read (a read on the desk, or a
    path named in a summary). Files that memory or a summary points at for the goal come first.
-4. **Findings** (``findings``). A ``FIXME``/``BUG``/``XXX``/``HACK``/``TODO`` comment whose words meet the
-   goal's is the *cause*; other markers are noticed *in passing*. The *fix* is a SQL file whose comments
-   say it has not run yet, or a repair script in the goal's folders; failing that, the repair the cause
-   comment carries in backticks (or a stand-in statement it writes, marked as such).
+   A long file shows its first part (read_file says which lines); the rest is reached by searching.
+   A summary that says a read was made just before it and never examined, with nothing the agent
+   wrote since (no verbatim tail), makes it read that file again -- once.
+4. **Findings** (``findings``, ``locating``). The *cause* is the line that matches the request most:
+   its quoted error text, its identifiers, its distinctive words (``locating.weigh``); a
+   ``FIXME``/``BUG``/``XXX``/``HACK``/``TODO`` comment sharing them counts extra. Weaker matches are
+   *leads*; other markers are noticed *in passing*. The *fix* is a SQL file whose comments say it has
+   not run yet, or a repair script in the goal's folders, or the repair the cause comment carries in
+   backticks -- never a statement of its own. Of several pending fixes it takes the one a decision in
+   view chose, else the one most related to the goal, the first of equals (``decisions``).
 5. **Missing findings** (``searching``). When a summary says where a lost finding is ("found the cause in
-   X"), it re-reads X. At the end of the listing it searches for every marker kind and for pending fixes,
-   and re-reads the files the hits point at.
-6. **Acting** (``rules``). When the goal asks to apply the fix and the cause and the fix are in view, it
-   calls ``run_sql``. The target is the tool's default (``production``) -- unless a standing rule in view
-   (a user message, the system prompt, or a summary) rules it out; then the first target left (``staging``).
-   The targets are the ones the tool's schema lists. A correction in view ("the table is ``accounts``,
-   not ``users``") changes the statement (``corrections``).
+   X"), it re-reads X. At the end of the listing, with no cause in view, it searches for what the request
+   names (most telling first) and reads around the best hit it cannot see; with no fix in view, it
+   searches for pending SQL files. It never makes a call whose result (or error) is still in view.
+6. **Acting** (``rules``). When the goal asks to apply the fix and the cause and the fix are in view (or
+   it has looked everywhere and has the fix), it calls ``run_sql``. The target is the tool's default
+   (``production``) -- unless a standing rule in view (a user message, the system prompt, or a summary)
+   rules it out; then the first target left (``staging``). The targets are the ones the tool's schema
+   lists. A correction in view ("the table is ``accounts``, not ``users``") changes the statement
+   (``corrections``). With no fix it answers with the cause and says it applied nothing.
 7. **Summaries.** Asked to summarize or fold (a prompt holding a ``<transcript>`` or ``<events>``),
    it writes only the sections the prompt asks for, within the prompt's word limit, most salient
    lines first. A vague prompt gets the gist only: the goal and the progress. A ``Focus on X``

@@ -1,19 +1,23 @@
 """What the desk model jots down about a file it reads: the cause, the fix, things noticed in passing.
 
-* **The cause** is a marked comment -- ``FIXME``, ``BUG``, ``XXX``, ``HACK`` or ``TODO``, after ``#``, ``//``,
-  ``--`` or ``/*`` -- whose words share a content word with the goal. A *lead* is a marked comment related
-  only through its file path and identifiers (two shared words), or an unmarked comment that shares two
-  words and says something is wrong ("wrong", "never", "instead", ...). Leads count only if no cause turns
-  up. Other marked comments, and ``NOTE``s, are *noticed*.
+* **The cause** is the line that matches the request most (``locating.weigh``: its quoted text, identifiers
+  and distinctive words; a line of code or a comment with the comment lines that follow it). From
+  ``locating.CAUSE_AT`` up it is the *cause*, below that a *lead* (jotted only while no cause is in view).
+  A marked comment -- ``FIXME``, ``BUG``, ``XXX``, ``HACK`` or ``TODO`` after ``#``, ``//``, ``--`` or ``/*`` --
+  is the cause when it names two terms of the request, or one as the request writes it (``judge``); one
+  related only through its file path and identifiers is a lead; other markers, and ``NOTE``s, are *noticed*.
+  Files of tests, documents and fixes are never the cause.
 * **The fix** is what the workspace offers: a SQL file whose comments say it has not run yet ("pending",
   "not applied", "not run yet" -- any naming scheme), or a script that a document names for the goal
   ("run ``scripts/repair.sql`` to ..."), read when it is reached. When there is none, the cause's own
-  repair statement (SQL in backticks in the comment) will do, and failing that the agent writes one.
+  repair statement (SQL in backticks in the comment) will do; failing that, nothing is applied.
 
-Every finding is one line, ``path:line (function) — KIND: comment``, so a summary can carry it word for word
-and the model can judge it again later from the line alone.
+Every finding is one line, ``path:line (function) — what the line says``, so a summary can carry it word for
+word and the model can judge it again later from the line alone (``cause_strength``). Each file is judged
+once per goal (a cache): the same read on the desk lap after lap costs nothing more.
 
-Left out: reading code. It never follows a call, runs a test or sees a bug that no comment points at.
+Left out: reading code as code. It never follows a call, a type or an import, and never runs anything; a bug
+whose lines share no word with the request stays hidden.
 """
 
 from __future__ import annotations

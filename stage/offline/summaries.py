@@ -4,7 +4,10 @@
 ``<transcript>`` or ``<events>`` block); ``write_summary(instruction, material)`` writes it:
 the sections the instruction's bullets ask for, in their order, most salient lines first, cut to
 the instruction's word limit. A vague instruction gets the gist only: the goal and the progress.
-A ``Focus on X`` line lifts what is about X above the rest.
+A ``Focus on X`` line lifts what is about X above the rest. ``Decision:`` lines (and the user's own
+"apply X, not Y") go under a decisions heading, so only a prompt that asks for decisions keeps them.
+A read at the very end of what it is given, with no reply of the agent after it, is named as such
+("Opened X just before this summary; not yet examined"): the agent has not examined it yet.
 
 Left out: paraphrase. It copies the lines it keeps, word for word -- which is why a template that
 asks for exact identifiers works so well on it, and a vague prompt so badly.

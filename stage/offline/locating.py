@@ -30,7 +30,7 @@ IDENT = re.compile(r"(?<![\w/.-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(\(\))?")
 FILE_NAME = re.compile(r"\.(?:py|js|ts|sql|md|txt|rst|toml|ini|cfg|json|ya?ml|sh|go|rb|java|html|css)$", re.I)
 MARKED = re.compile(r"(?:#|//|--|/\*|;)\s*(?:FIXME|BUG|XXX|HACK|TODO)\b")
 PROSE_START = re.compile(r"^\s*(?:#|//|--|/?\*|>>>|\.\.\.|:param|:raises|:return|\"\"\"|''')")
-CODE_SIGN = re.compile(r"[(=\[{;]|\b(?:raise|return|throw|if|elif|else|for|while)\b")
+CODE_SIGN = re.compile(r"[(=\[{;]|^\s*(?:raise|return|throw|if|elif|else|for|while)\b")
 COMMON = set("""about above after again against along also although always among another anything anyone around
 because become been before behind being below between both bring built cannot case cause change changed changes
 come comes could does doing done down during each either else even ever every everything example fail failed fails
@@ -41,7 +41,8 @@ something sometimes still such sure take than that their them then there these t
 though through time times today together too under until upon used uses using very want wants well were what when
 where whether which while whole whose will with within without work works working would wrong year years yet your
 value values instead really again thanks code contains contain
-return returns select import class function const self this true false null none print string async await""".split())
+return returns select import class function const self this true false null none print string async await
+file files""".split())
 # (the last line: words a request may use that code is full of as keywords, so finding them there says nothing)
 
 
@@ -71,6 +72,9 @@ def stem(word: str) -> str:
     if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":       # dropp -> drop (not bill, address)
         w = w[:-1]
     return w[:6]
+
+
+COMMON_STEMS = {stem(word) for word in COMMON}       # "imports" is as common as "import"
 
 
 def stems(text: str, stop: set[str]) -> set[str]:
@@ -111,7 +115,7 @@ def terms(goal: str, stop: set[str] = frozenset()) -> Terms:
             idents.append(name)
     spelled, inside = {}, stems(" ".join(idents), set())       # an identifier's parts are not words of their own
     for word in re.findall(r"\b[A-Za-z]{4,}\b", IDENT.sub(lambda m: " " if m.group(1) in idents else m.group(0), unquoted)):
-        if word.lower() not in COMMON and word.lower()[:5] not in stop and stem(word) not in inside:
+        if stem(word) not in COMMON_STEMS and word.lower()[:5] not in stop and stem(word) not in inside:
             spelled.setdefault(stem(word), word.lower())
     return Terms(quotes, tuple(dict.fromkeys(idents)), tuple(spelled), spelled)
 

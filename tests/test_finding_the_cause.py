@@ -10,6 +10,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from random_workspace import make_workspace
 
 from benchmarks.compare import compare, why_stopped
@@ -167,3 +169,17 @@ def test_goal_terms_leave_out_the_requests_boilerplate():
     found = goal_terms("Find the cause in the code under app/ and migrations/, then apply the pending fix to the "
                        "database, and report the reason.")
     assert found.words == () and not found
+
+
+# ---- any request at all: the terms never break -----------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.text(max_size=200))
+def test_any_request_and_any_line_give_terms_and_a_weight_without_failing(request, line):
+    found = terms(request)
+    searched = search_terms(found)
+    assert len(searched) <= 6 and all(isinstance(t, str) and t for t in searched)
+    score, matched = weigh(line, "", found)
+    assert score >= 0 and (score == 0) == (matched == [])
+    assert strong(score, matched) in (None, "Lead", "Cause") if matched else True

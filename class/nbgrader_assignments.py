@@ -1,34 +1,42 @@
-"""Build nbgrader's source assignments from the one source of the exercises, the solution notebooks.
+"""Build nbgrader's course from the one source of the exercises, the solution notebooks (instructor's clone).
 
-    .venv/bin/python class/nbgrader_assignments.py COURSE_DIR     # then, in COURSE_DIR:
-    nbgrader generate_assignment --all                               # release/ gets the student copies
+    .venv/bin/python class/nbgrader_assignments.py COURSE_DIR --owner grace     # as root; then, as grace:
+    cd COURSE_DIR && nbgrader generate_assignment '*'                            # release/ gets the student copies
 
-For each exercises/solutions/NN_name.ipynb this writes COURSE_DIR/source/NN_name/NN_name.ipynb, beside a
-copy of the checks the students see (exercises/checks/) and an nbgrader_config.py for the course:
+For each exercises/solutions/NN_name.ipynb this writes COURSE_DIR/source/NN_name/NN_name.ipynb and, once
+for the course, COURSE_DIR/grader/ (the instructor's own checks and class/grading.py) and an
+nbgrader_config.py that grades with them. The notebooks import the checks installed with the workbook
+(`from exercises import checks`): on the class server that is the student copy's (class/student_build.py,
+reference functions replaced by recorded outcomes); the grader's copy is used only by autograde.
 
 * a code cell with `### BEGIN SOLUTION` / `### END SOLUTION` (the markers nbgrader itself reads) becomes
   an nbgrader solution cell. Where the answer is a top-level value (`MY_PROMPT = "..."`), a line
   `MY_PROMPT = None  # your answer` goes above the block, so the check cell below never meets a NameError.
 * a check cell, `checks.check_x(answer);`, becomes a locked, autograded test cell worth one point:
-  `assert checks.check_x(answer), ...`. It calls the same function with the same arguments, so the
-  student sees the same message in class and in the grade report; the check returns False on a wrong
-  answer (it never raises), and the assert turns that into nbgrader's zero.
+  `assert checks.check_x(answer), ...`. In class it calls the student's copy of the check, with the
+  same message; at `nbgrader autograde`, class/grading.py points it at COURSE_DIR/grader/checks, so a
+  student who redefines or edits a check gains nothing.
+* `--owner NAME` gives the course to that (instructor's) account, mode 0700: students cannot read it.
+* `--exchange DIR` sets nbgrader's exchange (the hub's CLASS_EXCHANGE, /srv/nbgrader/exchange by default).
 
-Nothing in exercises/ is changed. Left out: hidden tests (the checks already run on fresh scenarios),
-manually graded cells, and an exchange directory (the instructor collects with `nbgrader collect` or
-`nbgrader zip_collect`, set up as the school does it).
+Nothing in exercises/ is changed. Left out: hidden tests (the checks already run on fresh scenarios) and
+manually graded cells.
 """
 
 import argparse
 import ast
+import os
+import pwd
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 
-REPO = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
 SOLUTIONS = REPO / "exercises" / "solutions"
 CHECKS = REPO / "exercises" / "checks"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -104,9 +112,10 @@ def to_assignment(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return notebook
 
 
-def course_config(course: Path) -> str:
+def course_config(course: Path, exchange: str | None) -> str:
     return (
         "# Made by class/nbgrader_assignments.py: one course per class.\n"
+        "import importlib.util\n"
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.root = {str(course)!r}\n"
         "c.CourseDirectory.course_id = 'context-desk'\n"
@@ -114,11 +123,18 @@ def course_config(course: Path) -> str:
         "c.ClearSolutions.enforce_metadata = True\n"
         # The checks run small agent sessions on fresh scenarios: a few seconds a cell, not nbgrader's 30.
         "c.ExecutePreprocessor.timeout = 300\n"
+        + (f"c.Exchange.root = {exchange!r}\n" if exchange else "")
+        + "# Grade with the instructor's checks (grader/checks), collect only submissions their owner made.\n"
+        f"_spec = importlib.util.spec_from_file_location('context_desk_grading', {str(course / 'grader' / 'grading.py')!r})\n"
+        "_grading = importlib.util.module_from_spec(_spec)\n"
+        "_spec.loader.exec_module(_grading)\n"
+        f"_grading.configure(c, {str(course)!r})\n"
     )
 
 
-def build(course: Path, lessons: list[str] | None = None) -> list[str]:
-    """Write the source assignments into course/source; the names of the assignments written."""
+def build(course: Path, lessons: list[str] | None = None, exchange: str | None = None,
+          owner: str | None = None) -> list[str]:
+    """Write the course (source assignments, grader/, nbgrader_config.py); the names of the assignments."""
     course = course.resolve()
     names = []
     for solution in sorted(SOLUTIONS.glob("*.ipynb")):
@@ -128,21 +144,42 @@ def build(course: Path, lessons: list[str] | None = None) -> list[str]:
         folder = course / "source" / name
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(to_assignment(nbformat.read(solution, as_version=4)), folder / solution.name)
-        shutil.rmtree(folder / "checks", ignore_errors=True)
-        shutil.copytree(CHECKS, folder / "checks", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.rmtree(folder / "checks", ignore_errors=True)      # the notebooks import the installed checks
         names.append(name)
-    (course / "nbgrader_config.py").write_text(course_config(course))
+    grader = course / "grader"
+    shutil.rmtree(grader / "checks", ignore_errors=True)
+    shutil.copytree(CHECKS, grader / "checks", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(HERE / "grading.py", grader / "grading.py")
+    (course / "nbgrader_config.py").write_text(course_config(course, exchange))
+    if owner:
+        give_to(course, owner)
     return names
+
+
+def give_to(course: Path, owner: str) -> None:
+    """The course belongs to the instructor's account, and only they may open it."""
+    try:
+        account = pwd.getpwnam(owner)
+    except KeyError:
+        raise ValueError(f"--owner {owner}: no such account (add the instructor with class/roster.py first)")
+    subprocess.run(["chown", "-R", f"{account.pw_uid}:{account.pw_gid}", str(course)], check=True)
+    os.chmod(course, 0o700)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("course", type=Path, help="the nbgrader course folder to write (e.g. ~/context-desk-course)")
+    parser.add_argument("course", type=Path, help="the nbgrader course folder to write (e.g. /home/grace/course)")
     parser.add_argument("lessons", nargs="*", help="only these exercises, by prefix (e.g. 03)")
+    parser.add_argument("--exchange", help="nbgrader's exchange folder (the hub's CLASS_EXCHANGE)")
+    parser.add_argument("--owner", help="the instructor's account that will own the course (run as root)")
     args = parser.parse_args()
-    names = build(args.course, args.lessons)
+    try:
+        names = build(args.course, args.lessons, exchange=args.exchange, owner=args.owner)
+    except (ValueError, RuntimeError, subprocess.CalledProcessError) as problem:
+        print(f"nbgrader_assignments: {problem}", file=sys.stderr)
+        return 1
     print(f"{len(names)} source assignments in {args.course / 'source'}: {', '.join(names)}")
-    print(f"next: cd {args.course} && nbgrader generate_assignment --all")
+    print(f"next, as {args.owner or 'the instructor'}: cd {args.course} && nbgrader generate_assignment '*'")
     return 0
 
 

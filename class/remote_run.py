@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import nbformat
 import requests
 import websocket
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 
 
 @dataclass
@@ -43,14 +45,23 @@ class NotebookRun:
 class JupyterServer:
     """One server's API. base_url ends in the server's prefix, e.g. http://127.0.0.1:8000/user/ada/"""
 
-    def __init__(self, base_url: str, token: str):
+    def __init__(self, base_url: str, token: str, ca_file: str | None = None):
         self.base_url = base_url.rstrip("/") + "/"
         self.token = token
         self.http = requests.Session()
         self.http.headers["Authorization"] = f"token {token}"
+        # The proxy closes idle keep-alive connections; a GET that meets one just closed is sent again
+        # (urllib3 retries only idempotent methods, so a POST is never sent twice).
+        retry = Retry(total=3, connect=3, read=2, status=0, backoff_factor=0.2)
+        self.http.mount("http://", HTTPAdapter(max_retries=retry))
+        self.http.mount("https://", HTTPAdapter(max_retries=retry))
+        # A hub with its own (e.g. self-signed) certificate. Given with each request: REQUESTS_CA_BUNDLE in
+        # the environment would take precedence over Session.verify.
+        self.verify = ca_file or True
+        self.sslopt = {"ca_certs": ca_file} if ca_file else None
 
     def api(self, method: str, path: str, **kwargs):
-        reply = self.http.request(method, self.base_url + "api/" + path, timeout=60, **kwargs)
+        reply = self.http.request(method, self.base_url + "api/" + path, timeout=60, verify=self.verify, **kwargs)
         if reply.status_code >= 400:
             raise RuntimeError(f"{method} {self.base_url}api/{path} answered {reply.status_code}: {reply.text[:300]}")
         return reply.json() if reply.content else None
@@ -64,10 +75,11 @@ class JupyterServer:
         self.api("DELETE", f"sessions/{session['id']}")
 
     def run_notebook(self, path: str, notebook: nbformat.NotebookNode, cell_timeout: float = 120,
-                     before_close=None) -> NotebookRun:
+                     before_close=None, close: bool = True) -> NotebookRun:
         """Open a session for `path`, run every code cell of `notebook` in order, close the session.
 
-        before_close(session), if given, is called while the kernel still runs (to measure it)."""
+        before_close(session), if given, is called while the kernel still runs (to measure it). With
+        close=False the session and its kernel stay, as a tab left open in JupyterLab."""
         session = self.open_session(path)
         kernel_id = session["kernel"]["id"]
         run = NotebookRun(path=path, kernel_id=kernel_id)
@@ -88,7 +100,8 @@ class JupyterServer:
                 if before_close is not None:
                     before_close(session)
             finally:
-                self.close_session(session)
+                if close:
+                    self.close_session(session)
         return run
 
 
@@ -98,7 +111,9 @@ class KernelChannels:
     def __init__(self, server: JupyterServer, kernel_id: str):
         self.session_id = uuid.uuid4().hex
         url = server.base_url.replace("http", "ws", 1) + f"api/kernels/{kernel_id}/channels?session_id={self.session_id}"
-        self.socket = websocket.create_connection(url, header=[f"Authorization: token {server.token}"], timeout=60)
+        self.socket = websocket.create_connection(url, header=[f"Authorization: token {server.token}"], timeout=60,
+                                                  sslopt=server.sslopt)
+        self.output = ""
 
     def __enter__(self):
         return self
@@ -107,7 +122,11 @@ class KernelChannels:
         self.socket.close()
 
     def execute(self, code: str, timeout: float) -> tuple[str, str]:
-        """Returns ("ok", "") or ("error", "Name: value"), once the reply and the idle status have both come."""
+        """Returns ("ok", "") or ("error", "Name: value"), once the reply and the idle status have both come.
+
+        ("died", "...") when the kernel died while running the cell (the server then restarts it). The
+        cell's printed text (stdout and stderr) is in `self.output` afterwards."""
+        self.output = ""
         msg_id = uuid.uuid4().hex
         self.socket.send(json.dumps({
             "header": {"msg_id": msg_id, "msg_type": "execute_request", "session": self.session_id,
@@ -125,9 +144,13 @@ class KernelChannels:
             if not isinstance(frame, str):
                 continue                       # binary frames carry widget buffers: ignored
             message = json.loads(frame)
+            kind = message["header"]["msg_type"]
+            if kind == "status" and message["content"]["execution_state"] in ("restarting", "dead"):
+                return "died", f"the kernel died ({message['content']['execution_state']}) while running the cell"
             if message.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
-            kind = message["header"]["msg_type"]
+            if kind == "stream":
+                self.output += message["content"]["text"]
             if kind == "execute_reply":
                 reply = message["content"]
             elif kind == "status" and message["content"]["execution_state"] == "idle":

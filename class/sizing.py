@@ -1,309 +1,208 @@
-"""How many students one server holds: a real JupyterHub, N students, lesson 03 in every server at once.
+"""How many students one server holds: a real class hub, N students, each living a whole evening at once.
 
-    .venv/bin/python class/sizing.py --students 10      # prints the sizing table (class/README.md quotes it)
+    sudo .venv/bin/python class/sizing.py --students 10 --json class/results/sizing-evening-10.json
 
-What it does, in the order a class does it: start the hub of class/jupyterhub_config.py on 127.0.0.1
-(its own state folder, the proxy from class/node_modules), log every student in through the hub's REST
-API with the class password, start their servers, hand out the workbook with each student's nbgitpuller
-link, then run every code cell of notebooks/03_three_zone_compaction.ipynb in all the servers at the same
-moment (class/remote_run.py: the notebook's session and kernel websocket, behind the proxy, with that
-student's token). Meanwhile it samples, with psutil, each student's server and kernel process.
+The hub is set up the README's way (class/testbed.py: the student copy with its venv, real Unix accounts,
+HTTPS, one cgroup per student with the class memory limit). Each student logs in, starts their server,
+takes the workbook with their nbgitpuller link, and then lives the evening: lessons 01 to 05 in order,
+each opened in a kernel of its own as JupyterLab does (a new tab, never closed), every code cell run; after
+each lesson the lesson's exercise, opened the same way, with the solution's answers typed in (the
+instructor runs this from their own clone, which has them) and its checks run. The server's class
+settings then do what they do in class: at most CLASS_MAX_KERNELS kernels, the least recently used idle
+one shut down when another starts (class/server_config.py).
 
-Left out: the browser (the lesson's widgets draw for nobody, which saves a little CPU), students
-typing (a lesson is run top to bottom in one go, the worst moment of a class), and shared pages: RSS
-counts shared libraries once per process, so memory per student is an overestimate (USS is printed too).
+Meanwhile every student's processes are sampled twice a second. Memory is PSS (proportional set size,
+from /proc/PID/smaps_rollup): a page shared by k processes counts 1/k in each, so the students' numbers
+add up to what the machine really holds, unlike RSS, which counts a shared library once per process.
+Reported per student: peak PSS (the whole evening), steady PSS (after the last cell, kernels idle), the
+cgroup's own peak (what the memory limit is checked against: it also counts page cache the student's
+processes read first), and CPU seconds per lesson (server + the kernels of that lesson and its exercise).
+
+Left out: the browser (widgets draw for nobody, which saves a little CPU), students typing and reading (the
+cells run back to back, the worst case for CPU), and a student who works past the kernel cap by running
+two notebooks at the same time.
 """
 
+from __future__ import annotations
+
 import argparse
+import importlib.util
 import json
 import os
-import secrets
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
 import psutil
 import requests
-from remote_run import JupyterServer
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-LESSON = "notebooks/03_three_zone_compaction.ipynb"
 WORKBOOK_FOLDER = "context-desk"          # where nbgitpuller puts the workbook in each home
+LESSONS = ["01", "02", "03", "04", "05"]
 MIB = 1024 * 1024
+
+
+def load(name: str):
+    """class/testbed.py, loaded by path; it loads the others (with a lock: students' threads load at once)."""
+    key = "context_desk_class_testbed"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, HERE / "testbed.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key] if name == "testbed" else sys.modules[key].load(name)
+
+
+@dataclass
+class Step:
+    """One notebook of the evening, in one student's server."""
+    notebook: str
+    cells: int = 0
+    errors: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+    cpu_s: float = 0.0                    # the server's and every kernel's CPU while this notebook ran
 
 
 @dataclass
 class Student:
     name: str
-    token: str = ""
     server_start_s: float = 0.0
     pull_s: float = 0.0
-    lesson_started: float = 0.0           # time.monotonic() when the first cell was sent
-    lesson_s: float = 0.0
-    cells_run: int = 0
-    errors: list[str] = field(default_factory=list)
-    server_pid: int = 0
-    kernel_pid: int = 0
-    server_rss_peak: int = 0
-    kernel_rss_peak: int = 0
-    kernel_uss: int = 0
-    server_cpu_s: float = 0.0
-    kernel_cpu_s: float = 0.0
-    kernel_cwd: str = ""
+    steps: list[Step] = field(default_factory=list)
+    peak_pss: int = 0                     # bytes, server + kernels, the highest sample of the evening
+    server_peak_pss: int = 0              # bytes, the single-user server alone
+    kernel_peak_pss: int = 0              # bytes, the biggest single kernel
+    steady_pss: int = 0                   # bytes, after the evening, kernels idle
+    cgroup_peak: int = 0                  # bytes, the memory cgroup's own high-water mark
+    most_kernels: int = 0
+    samples: list[tuple[float, int, int]] = field(default_factory=list)   # (seconds, PSS bytes, kernels)
 
     @property
-    def cpu_s(self) -> float:
-        return self.server_cpu_s + self.kernel_cpu_s
-
-    @property
-    def rss_peak(self) -> int:
-        return self.server_rss_peak + self.kernel_rss_peak
+    def errors(self) -> list[str]:
+        return [f"{s.notebook}: {e}" for s in self.steps for e in s.errors]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def pss(process: psutil.Process) -> int:
+    """Proportional set size, from /proc/PID/smaps_rollup (shared pages split among their processes)."""
+    try:
+        with open(f"/proc/{process.pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        pass
+    return 0
 
 
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return times.user + times.system
-
-
-class ClassHub:
-    """The hub of class/jupyterhub_config.py, run in a state folder of its own, stopped on exit."""
-
-    def __init__(self, state: Path, students: list[str], password: str):
-        self.state, self.students, self.password = state, students, password
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = None
-
-    def __enter__(self):
-        env = dict(os.environ, CLASS_STATE=str(self.state), CLASS_BIND_URL=self.url + "/",
-                   CLASS_PASSWORD=self.password, CLASS_STUDENTS=",".join(self.students),
-                   CLASS_HUB_PORT=str(free_port()), CLASS_PROXY_API_PORT=str(free_port()),
-                   CLASS_SPAWNER="simple", CLASS_AUTH="shared-password")
-        self.state.mkdir(parents=True, exist_ok=True)
-        self.log = open(self.state / "jupyterhub.log", "w")
-        self.process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(HERE / "jupyterhub_config.py")],
-                                        cwd=self.state, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the hub exited ({self.process.returncode}):\n{self.log_tail()}")
-            try:
-                if requests.get(self.url + "/hub/api/", timeout=5).ok:
-                    return self
-            except requests.ConnectionError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the hub did not answer within 60 s:\n{self.log_tail()}")
-            time.sleep(0.3)
-
-    def __exit__(self, *exc):
-        children = psutil.Process(self.process.pid).children(recursive=True) if self.process.poll() is None else []
-        self.process.terminate()               # the hub stops the students' servers and its proxy itself
+def cpu_seconds(processes) -> float:
+    total = 0.0
+    for process in processes:
         try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        for child in children:                 # and whatever it could not stop, so nothing outlives the run
-            if child.is_running():
-                child.kill()
-        self.log.close()
-
-    def log_tail(self, lines: int = 40) -> str:
-        self.log.flush()
-        return "\n".join((self.state / "jupyterhub.log").read_text().splitlines()[-lines:])
-
-    # ---- what a student does, through the hub's REST API ------------------------------------
-
-    def login(self, student: Student) -> None:
-        """Exchange the class password for an API token, as the hub's login would for a cookie."""
-        reply = requests.post(f"{self.url}/hub/api/users/{student.name}/tokens", timeout=30,
-                              json={"auth": {"username": student.name, "password": self.password},
-                                    "note": "sizing benchmark", "expires_in": 3600})
-        reply.raise_for_status()
-        student.token = reply.json()["token"]
-
-    def api(self, student: Student, method: str, path: str, **kwargs) -> requests.Response:
-        return requests.request(method, f"{self.url}/hub/api/{path}", timeout=60,
-                                headers={"Authorization": f"token {student.token}"}, **kwargs)
-
-    def start_server(self, student: Student, timeout: float = 180) -> None:
-        started = time.perf_counter()
-        reply = self.api(student, "POST", f"users/{student.name}/server")
-        if reply.status_code not in (201, 202):
-            raise RuntimeError(f"starting {student.name}'s server: {reply.status_code} {reply.text[:300]}")
-        while not self.api(student, "GET", f"users/{student.name}").json()["servers"].get("", {}).get("ready"):
-            if time.perf_counter() - started > timeout:
-                raise RuntimeError(f"{student.name}'s server was not ready within {timeout:.0f} s:\n{self.log_tail()}")
-            time.sleep(0.3)
-        student.server_start_s = time.perf_counter() - started
-
-    def server(self, student: Student) -> JupyterServer:
-        return JupyterServer(f"{self.url}/user/{student.name}/", student.token)
-
-    def pull_workbook(self, student: Student, repo: str, branch: str) -> None:
-        """What the student's nbgitpuller link does: clone (or update) the workbook into their home."""
-        started = time.perf_counter()
-        reply = requests.get(f"{self.url}/user/{student.name}/git-pull/api", stream=True, timeout=120,
-                             headers={"Authorization": f"token {student.token}"},
-                             params={"repo": repo, "branch": branch, "targetpath": WORKBOOK_FOLDER})
-        reply.raise_for_status()
-        phase, message = "", ""
-        for line in reply.iter_lines(decode_unicode=True):
-            if line.startswith("data: "):
-                event = json.loads(line[len("data: "):])
-                phase, message = event.get("phase", phase), event.get("message", message)
-                if phase in ("finished", "error"):
-                    break
-        if phase != "finished":
-            raise RuntimeError(f"nbgitpuller for {student.name} ended in {phase!r}: {message}")
-        student.pull_s = time.perf_counter() - started
-
-
-def find_processes(hub_pid: int, student: Student) -> tuple[psutil.Process | None, psutil.Process | None]:
-    """The student's single-user server (started by the hub) and its lesson kernel, if running."""
-    server = None
-    for process in psutil.Process(hub_pid).children(recursive=True):
-        try:
-            if "jupyterhub.singleuser" in " ".join(process.cmdline()) and \
-                    process.environ().get("JUPYTERHUB_USER") == student.name:
-                server = process
-                break
+            times = process.cpu_times()
+            total += times.user + times.system + times.children_user + times.children_system
         except psutil.Error:
-            continue
-    if server is None:
-        return None, None
-    kernels = [p for p in server.children() if "ipykernel" in " ".join(p.cmdline())]
-    return server, (kernels[0] if kernels else None)
+            pass
+    return total
 
 
 class Sampler(threading.Thread):
-    """Every 0.2 s: each student's server and kernel RSS, keeping the peaks."""
+    """Samples each student's processes (server + kernels) every `every` seconds: PSS and kernel count."""
 
-    def __init__(self, hub_pid: int, students: list[Student]):
+    def __init__(self, room, students: list[Student], every: float = 0.5):
         super().__init__(daemon=True)
-        self.hub_pid, self.students = hub_pid, students
+        self.room, self.students, self.every = room, students, every
         self.done = threading.Event()
+        self.started = time.monotonic()
 
     def run(self):
-        while not self.done.wait(0.2):
+        while not self.done.is_set():
             for student in self.students:
-                try:
-                    server, kernel = find_processes(self.hub_pid, student)
-                    if server:
-                        student.server_rss_peak = max(student.server_rss_peak, server.memory_info().rss)
-                    if kernel:
-                        student.kernel_rss_peak = max(student.kernel_rss_peak, kernel.memory_info().rss)
-                except psutil.Error:
-                    continue
+                processes = self.room.server_processes(student.name)
+                sizes = [(pss(p), "ipykernel" in " ".join(safe_cmdline(p))) for p in processes]
+                total = sum(size for size, _ in sizes)
+                kernels = sum(1 for _, is_kernel in sizes if is_kernel)
+                student.server_peak_pss = max([student.server_peak_pss] + [s for s, k in sizes if not k])
+                student.kernel_peak_pss = max([student.kernel_peak_pss] + [s for s, k in sizes if k])
+                student.peak_pss = max(student.peak_pss, total)
+                student.most_kernels = max(student.most_kernels, kernels)
+                student.samples.append((round(time.monotonic() - self.started, 1), total, kernels))
+            self.done.wait(self.every)
 
 
-def run_lesson(hub: ClassHub, student: Student, notebook_path: str, barrier: threading.Barrier) -> None:
-    """Run the lesson in the student's own server; CPU is read from their processes just before the kernel stops."""
-    server_api = hub.server(student)
-    notebook = nbformat.from_dict(server_api.api("GET", f"contents/{notebook_path}")["content"])
-    server, _ = find_processes(hub.process.pid, student)
-    student.server_pid = server.pid
-    server_cpu_before = cpu_seconds(server)
-
-    def before_close(_session):
-        _, kernel = find_processes(hub.process.pid, student)
-        student.kernel_pid, student.kernel_cpu_s = kernel.pid, cpu_seconds(kernel)
-        student.kernel_uss = kernel.memory_full_info().uss
-        student.kernel_cwd = kernel.cwd()
-        student.server_cpu_s = cpu_seconds(server) - server_cpu_before
-
-    barrier.wait()
-    student.lesson_started = time.monotonic()
-    run = server_api.run_notebook(notebook_path, notebook, before_close=before_close)
-    student.lesson_s = run.seconds
-    student.cells_run = len(run.cells)
-    student.errors = [f"cell {cell.index}: {cell.error}" for cell in run.errors]
+def safe_cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
 
 
-def current_branch() -> str:
-    return subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=REPO, capture_output=True,
-                          text=True, check=True).stdout.strip()
+def evening_notebooks(repo: Path = REPO, lessons: list[str] = LESSONS) -> list[tuple[str, Path, bool]]:
+    """(path in the student's workbook, notebook whose cells are run, is it an exercise) in class order."""
+    plan = []
+    for number in lessons:
+        lesson = next((repo / "notebooks").glob(f"{number}_*.ipynb"))
+        plan.append((f"{WORKBOOK_FOLDER}/notebooks/{lesson.name}", lesson, False))
+        solution = next((repo / "exercises" / "solutions").glob(f"{number}_*.ipynb"), None)
+        if solution is None:
+            raise FileNotFoundError(f"no exercises/solutions/{number}_*.ipynb: run sizing from the instructor's "
+                                    "clone, which has the answers the simulated students type in")
+        plan.append((f"{WORKBOOK_FOLDER}/exercises/{solution.name}", solution, True))
+    return plan
 
 
-def run_class(count: int, state: Path, repo: str | None = None) -> dict:
-    """Start the hub, bring `count` students in, run the lesson in all their servers at once; the measurements."""
-    students = [Student(f"student{i:02}") for i in range(1, count + 1)]
-    password = secrets.token_urlsafe(12)
-    repo = repo or str(REPO)
-    branch = current_branch()
-    load_before = os.getloadavg()[0]
-    with ClassHub(state, [s.name for s in students], password) as hub:
-        hub_process = psutil.Process(hub.process.pid)
-
-        def bring_in(student):
-            hub.login(student)
-            hub.start_server(student)
-            hub.pull_workbook(student, repo, branch)
-
-        run_threads(bring_in, students)
-        sampler = Sampler(hub.process.pid, students)
-        sampler.start()
-        overhead_cpu_before = sum(cpu_seconds(p) for p in hub_and_proxy(hub_process))
-        barrier = threading.Barrier(count)
-        wall = time.perf_counter()
-        run_threads(lambda s: run_lesson(hub, s, f"{WORKBOOK_FOLDER}/{LESSON}", barrier), students)
-        wall = time.perf_counter() - wall
-        sampler.done.set()
-        sampler.join()
-        overhead = hub_and_proxy(hub_process)
-        isolation = other_students_server_refused(hub, students)
-        return {
-            "students": students, "wall_s": wall, "isolation": isolation,
-            "hub_proxy_rss": sum(p.memory_info().rss for p in overhead),
-            "hub_proxy_cpu_s": sum(cpu_seconds(p) for p in overhead) - overhead_cpu_before,
-            "load_before": load_before, "cores": psutil.cpu_count(), "memory": psutil.virtual_memory().total,
-            "jupyterhub": __import__("jupyterhub").__version__, "state": state,
-        }
+def pull_workbook(room, name: str, repo: str, branch: str) -> float:
+    """What the student's nbgitpuller link does: clone (or update) the workbook into their home."""
+    started = time.perf_counter()
+    reply = requests.get(f"{room.url}/user/{name}/git-pull/api", stream=True, timeout=300,
+                         verify=str(room.cert), headers={"Authorization": f"token {room.tokens[name]}"},
+                         params={"repo": repo, "branch": branch, "targetpath": WORKBOOK_FOLDER})
+    reply.raise_for_status()
+    phase, message = "", ""
+    for line in reply.iter_lines(decode_unicode=True):
+        if line.startswith("data: "):
+            event = json.loads(line[len("data: "):])
+            phase, message = event.get("phase", phase), event.get("message", message)
+            if phase in ("finished", "error"):
+                break
+    if phase != "finished":
+        raise RuntimeError(f"nbgitpuller for {name} ended in {phase!r}: {message}")
+    return time.perf_counter() - started
 
 
-def hub_and_proxy(hub_process: psutil.Process) -> list[psutil.Process]:
-    """The hub itself and the processes that serve everyone (proxy, idle culler), not the students' servers."""
-    shared = [hub_process]
-    for child in hub_process.children():
-        command = " ".join(child.cmdline())
-        if "jupyterhub.singleuser" not in command:
-            shared.append(child)
-    return shared
+def live_evening(room, student: Student, plan, cell_timeout: float = 300) -> None:
+    """Every notebook of the evening in order, each in a new session (kernel) that stays open."""
+    server = room.server_api(student.name)
+    for path, source, _ in plan:
+        notebook = nbformat.read(source, as_version=4)
+        step = Step(notebook=path.split("/", 1)[1])
+        before = cpu_seconds(room.server_processes(student.name))
+        # The kernels of earlier notebooks that the cap shuts down take their CPU with them: count them now.
+        started = time.perf_counter()
+        try:
+            run = server.run_notebook(path, notebook, cell_timeout=cell_timeout, close=False)
+        except Exception as error:          # noqa: BLE001 -- a lost connection is this step's error, not the run's
+            step.errors, step.wall_s = [f"{type(error).__name__}: {error}"], time.perf_counter() - started
+            student.steps.append(step)
+            continue
+        after = cpu_seconds(room.server_processes(student.name))
+        step.cells, step.wall_s, step.cpu_s = len(run.cells), run.seconds, max(0.0, after - before)
+        step.errors = [f"cell {cell.index}: {cell.error}" for cell in run.errors]
+        student.steps.append(step)
 
 
-def other_students_server_refused(hub: ClassHub, students: list[Student]) -> bool:
-    """A student's token must not open another student's server."""
-    if len(students) < 2:
-        return True
-    first, second = students[0], students[1]
-    reply = requests.get(f"{hub.url}/user/{second.name}/api/status", timeout=30, allow_redirects=False,
-                         headers={"Authorization": f"token {first.token}"})
-    return reply.status_code in (302, 403)
-
-
-def run_threads(work, students: list[Student]) -> None:
-    """Run work(student) for every student at once; re-raise the first failure."""
+def in_parallel(work, students: list[Student]) -> None:
     failures = []
 
     def guarded(student):
         try:
             work(student)
-        except BaseException as error:     # noqa: BLE001 -- reported below with the student's name
+        except Exception as error:          # noqa: BLE001 -- re-raised below with the student's name
             failures.append((student.name, error))
 
     threads = [threading.Thread(target=guarded, args=(s,)) for s in students]
@@ -316,57 +215,143 @@ def run_threads(work, students: list[Student]) -> None:
         raise RuntimeError(f"{name}: {error}") from error
 
 
+def run_class(count: int, mem_limit: str = "1G", max_kernels: int = 2, prefix: str = "cdsize",
+              lessons: list[str] = LESSONS) -> dict:
+    """Set up the hub, bring `count` students in, live the evening (these lessons) in all their servers at once."""
+    testbed = load("testbed")
+    server = testbed.install_server()
+    plan = evening_notebooks(lessons=lessons)
+    students = [Student(f"{prefix}{i:02}") for i in range(1, count + 1)]
+    load_before = os.getloadavg()[0]
+    with testbed.Classroom(server, [s.name for s in students], mem_limit=mem_limit,
+                           extra_env={"CLASS_MAX_KERNELS": str(max_kernels)}) as room:
+        branch = subprocess.run(["git", "-C", str(server), "rev-parse", "--abbrev-ref", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+
+        def bring_in(student):
+            room.login(student.name)
+            student.server_start_s = room.start(student.name)
+            student.pull_s = pull_workbook(room, student.name, room.workbook_url, branch)
+
+        in_parallel(bring_in, students)
+        hub = psutil.Process(room.process.pid)
+        shared = [hub] + [c for c in hub.children() if "jupyterhub.singleuser" not in " ".join(safe_cmdline(c))]
+        shared_cpu_before = cpu_seconds(shared)
+        sampler = Sampler(room, students)
+        sampler.start()
+        wall = time.perf_counter()
+        in_parallel(lambda s: live_evening(room, s, plan), students)
+        wall = time.perf_counter() - wall
+        time.sleep(3)                                            # the kernels settle, idle
+        sampler.done.set()
+        sampler.join()
+        spawners = load("spawners")
+        for student in students:
+            student.steady_pss = sum(pss(p) for p in room.server_processes(student.name))
+            groups = spawners.Cgroups()
+            if groups.version == 1:
+                usage = groups.folder("memory", student.name) / "memory.max_usage_in_bytes"
+            else:
+                usage = groups.folder("", student.name) / "memory.peak"
+            if usage.exists():
+                student.cgroup_peak = int(usage.read_text())
+        return {
+            "students": students, "wall_s": wall, "notebooks": [p for p, _, _ in plan],
+            "shared_pss": sum(pss(p) for p in shared), "shared_cpu_s": cpu_seconds(shared) - shared_cpu_before,
+            "load_before": load_before, "cores": psutil.cpu_count(), "memory": psutil.virtual_memory().total,
+            "mem_limit": mem_limit, "max_kernels": max_kernels,
+            "jupyterhub": __import__("jupyterhub").__version__, "date": time.strftime("%Y-%m-%d"),
+        }
+
+
+def load_result(path: Path) -> dict:
+    """A run written with --json, back as run_class returns it (the README's table is made from it)."""
+    data = json.loads(Path(path).read_text())
+    students = []
+    for raw in data["students"]:
+        raw = {k: v for k, v in raw.items() if k != "errors"}
+        raw["steps"] = [Step(**step) for step in raw["steps"]]
+        raw["samples"] = [tuple(sample) for sample in raw["samples"]]
+        students.append(Student(**raw))
+    return dict(data, students=students)
+
+
 # ---- the sizing table ----------------------------------------------------------------------
+
+def per_lesson_cpu(students: list[Student]) -> dict[str, float]:
+    """Median CPU seconds of each lesson, its exercise included, across the students."""
+    table = {}
+    for number in sorted({Path(s.notebook).name[:2] for student in students for s in student.steps}):
+        values = [sum(s.cpu_s for s in student.steps if Path(s.notebook).name.startswith(number))
+                  for student in students]
+        table[number] = statistics.median(values)
+    return table
+
 
 def sizing_table(result: dict, budget_s: float = 60.0) -> str:
     students = result["students"]
     n = len(students)
-    rows = [("server RSS, peak (MiB)", [s.server_rss_peak / MIB for s in students]),
-            ("kernel RSS, peak (MiB)", [s.kernel_rss_peak / MIB for s in students]),
-            ("kernel USS at the end (MiB)", [s.kernel_uss / MIB for s in students]),
-            ("CPU seconds (server + kernel)", [s.cpu_s for s in students]),
-            ("lesson wall time (s)", [s.lesson_s for s in students]),
+    peak = max(s.peak_pss for s in students) / MIB
+    steady = statistics.median(s.steady_pss for s in students) / MIB
+    cgroup = max(s.cgroup_peak for s in students) / MIB
+    shared = result["shared_pss"] / MIB
+    lessons = per_lesson_cpu(students)
+    heaviest = max(lessons.values())
+    lines = [f"A whole evening (lessons {min(lessons)}-{max(lessons)} and their exercises) in {n} students' servers "
+             f"at once: JupyterHub "
+             f"{result['jupyterhub']}, {result['cores']} cores, {result['memory'] / 1024 ** 3:.0f} GiB, memory limit "
+             f"{result['mem_limit']} and at most {result['max_kernels']} kernels per student; load average "
+             f"{result['load_before']:.1f} before; all done in {result['wall_s']:.0f} s ({result['date']}).", "",
+             "| per student | median | max |", "| --- | ---: | ---: |"]
+    rows = [("peak PSS, server + kernels (MiB)", [s.peak_pss / MIB for s in students]),
+            ("  the server alone, peak (MiB)", [s.server_peak_pss / MIB for s in students]),
+            ("  the biggest kernel, peak (MiB)", [s.kernel_peak_pss / MIB for s in students]),
+            ("steady PSS after the evening (MiB)", [s.steady_pss / MIB for s in students]),
+            ("cgroup peak, page cache included (MiB)", [s.cgroup_peak / MIB for s in students]),
+            ("most kernels at once", [s.most_kernels for s in students]),
+            ("CPU seconds, whole evening", [sum(x.cpu_s for x in s.steps) for s in students]),
             ("server start (s)", [s.server_start_s for s in students]),
             ("nbgitpuller hand-out (s)", [s.pull_s for s in students])]
-    lines = [f"Lesson 03 in {n} students' servers at once: JupyterHub {result['jupyterhub']}, "
-             f"{result['cores']} cores, {result['memory'] / 1024**3:.0f} GiB, load average {result['load_before']:.1f} "
-             f"before the run; all {n} lessons done in {result['wall_s']:.1f} s.", "",
-             "| per student | median | max |", "| --- | ---: | ---: |"]
     lines += [f"| {label} | {statistics.median(values):.1f} | {max(values):.1f} |" for label, values in rows]
-    lines += [f"| hub + proxy + culler, shared | {result['hub_proxy_rss'] / MIB:.0f} MiB | "
-              f"{result['hub_proxy_cpu_s']:.1f} CPU s |", ""]
-
-    memory = max(s.rss_peak for s in students) / MIB          # the heaviest student, peak, RSS: conservative
-    cpu = statistics.median(s.cpu_s for s in students)
-    per_gib = 1024 / memory
-    per_core = budget_s / cpu
-    lines += [f"Sizing: memory from the heaviest student's peak (server + kernel RSS, {memory:.0f} MiB); "
-              f"CPU from the median {cpu:.1f} CPU s, if every student runs all cells within {budget_s:.0f} s.", "",
+    lines += [f"| hub + proxy + culler, shared | {shared:.0f} MiB PSS | {result['shared_cpu_s']:.1f} CPU s |", ""]
+    lines += ["| lesson (with its exercise) | " + " | ".join(lessons) + " |",
+              "| --- |" + " ---: |" * len(lessons),
+              "| CPU seconds, median student | " + " | ".join(f"{cpu:.1f}" for cpu in lessons.values()) + " |", ""]
+    per_gib = 1024 / peak
+    per_core = budget_s / heaviest
+    lines += [f"Sizing: memory from the heaviest student's peak PSS ({peak:.0f} MiB; cgroup peak {cgroup:.0f} MiB); "
+              f"CPU from the heaviest lesson ({heaviest:.1f} CPU s), if every student runs all its cells within "
+              f"{budget_s:.0f} s.", "",
               "| class | memory | cores |", "| --- | ---: | ---: |",
               f"| per GiB / per core | {per_gib:.1f} students | {per_core:.1f} students |"]
     for size in (30, 100):
-        gib = (size * memory + result["hub_proxy_rss"] / MIB) / 1024
-        lines.append(f"| {size} students | {gib:.1f} GiB | {size * cpu / budget_s:.1f} |")
+        gib = (size * peak + shared) / 1024
+        lines.append(f"| {size} students | {gib:.1f} GiB | {size * heaviest / budget_s:.1f} |")
+    lines.append(f"\nSteady (kernels idle): {steady:.0f} MiB a student, median.")
     return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=10)
+    parser.add_argument("--mem-limit", default="1G", help="the per-student memory limit to run under (1G)")
+    parser.add_argument("--max-kernels", type=int, default=2, help="the per-student kernel cap (2)")
     parser.add_argument("--budget", type=float, default=60.0, help="seconds a 'run all' may take (default 60)")
     parser.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = parser.parse_args()
-    state = Path(tempfile.mkdtemp(prefix="context-desk-class-"))
-    try:
-        result = run_class(args.students, state)
-    finally:
-        shutil.rmtree(state, ignore_errors=True)
-    broken = [(s.name, s.errors) for s in result["students"] if s.errors]
+    if os.geteuid() != 0:
+        print("sizing: run as root (sudo): it makes real student accounts, as the class does", file=sys.stderr)
+        return 1
+    if args.students < 1:
+        print("sizing: --students must be at least 1", file=sys.stderr)
+        return 1
+    result = run_class(args.students, args.mem_limit, args.max_kernels)
     print(sizing_table(result, args.budget))
     if args.json:
-        data = {key: value for key, value in result.items() if key not in ("students", "state")}
-        data["students"] = [dict(vars(s), token="") for s in result["students"]]
-        args.json.write_text(json.dumps(data, indent=2))
+        data = {key: value for key, value in result.items() if key != "students"}
+        data["students"] = [dict(asdict(s), errors=s.errors) for s in result["students"]]
+        args.json.write_text(json.dumps(data, indent=1))
+    broken = [(s.name, s.errors) for s in result["students"] if s.errors]
     if broken:
         print("\nErrors:", broken)
         return 1

@@ -31,8 +31,8 @@ prompt, billed at the base price. Also left out: the API's minimum cacheable len
 from __future__ import annotations
 
 from harness.clearing import Pointers
-from harness.compaction import Writer, summarize, turn_starts
-from harness.context import Assembly, CompactionFailed, Strategy
+from harness.compaction import one_more_failure, turn_starts, written_summary
+from harness.context import Assembly, Strategy
 from harness.messages import blocks_of, tool_results, tool_uses, user
 from harness.model import ContextOverflow, ModelError
 from harness.prompts import COMPACTION_TEMPLATE, SUMMARY_HEADER, compaction_prompt, render
@@ -206,17 +206,10 @@ class ClearThenCompact(Strategy):
             earlier = [user("[Earlier summary]\n" + summary)] if summary else []
             return write(compaction_prompt(render(earlier + events), self.max_words, "", template=self.prompt))
 
-        write = Writer(model)
         try:
-            text = summarize(fold_in, self.summary or "", middle, write)
-            calls, tokens_in, tokens_out = write.calls, write.tokens_in, write.tokens_out
-            if not text:
-                raise ModelError("the summary came back empty")
+            text, write = written_summary(fold_in, self.summary or "", middle, model)
         except (ModelError, ContextOverflow) as problem:
-            self.failures += 1
-            if self.failures >= self.max_failures:
-                raise CompactionFailed(f"The summary call failed {self.failures} times in a row ({problem}). "
-                                       "Stopping; the raw history is intact.") from problem
+            self.failures = one_more_failure(self.failures, self.max_failures, problem)
             desk = self.desk(history)
             desk.kind, desk.event, desk.summary_calls = "summary_failed", f"summary failed ({problem})", 1
             return desk
@@ -227,5 +220,5 @@ class ClearThenCompact(Strategy):
         desk = self.desk(history)
         desk.kind = "compact"
         desk.event = f"compacted {folded} messages into one summary, down to the low-water mark"
-        desk.summary_calls, desk.summary_input, desk.summary_output = calls, tokens_in, tokens_out
+        desk.summary_calls, desk.summary_input, desk.summary_output = write.calls, write.tokens_in, write.tokens_out
         return desk

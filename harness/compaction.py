@@ -64,6 +64,24 @@ def summarize(fold_in, summary: str, events: list[dict], write: Writer, depth: i
         return summarize(fold_in, first, events[half:], write, depth + 1)
 
 
+def written_summary(fold_in, summary: str, events: list[dict], model) -> tuple[str, Writer]:
+    """The new summary and the writer that counted its cost; an empty summary fails like an API error."""
+    write = Writer(model)
+    text = summarize(fold_in, summary, events, write)
+    if not text:
+        raise ModelError("the summary came back empty")
+    return text, write
+
+
+def one_more_failure(failures: int, most: int, problem: Exception) -> int:
+    """Count a failed summary call; at ``most`` in a row, stop the run instead of retrying forever."""
+    failures += 1
+    if failures >= most:
+        raise CompactionFailed(f"The summary call failed {failures} times in a row ({problem}). Stopping "
+                               "instead of looping; the raw history is intact and can be resumed.") from problem
+    return failures
+
+
 def turn_starts(history: list[dict], start: int = 1) -> list[int]:
     """Indices (from ``start``) where a turn begins: an assistant message at a safe cut."""
     return [i for i in safe_cuts(history, start)[:-1] if history[i]["role"] == "assistant"]
@@ -200,29 +218,22 @@ class ThreeZoneCompaction(Strategy):
     def _summarize(self, history, cut, fold_in, lap, model, kind, verb):
         """Write the summary of history[upto:cut]; on failure leave everything as it was."""
         s = self.state
-        write = Writer(model)
         try:
-            text = summarize(fold_in, s.text or "", history[s.upto:cut], write)
-            calls, tokens_in, tokens_out = write.calls, write.tokens_in, write.tokens_out
-            if not text:
-                raise ModelError("the summary came back empty")
+            text, write = written_summary(fold_in, s.text or "", history[s.upto:cut], model)
         except (ModelError, ContextOverflow) as problem:
-            s.failures += 1
-            if s.failures >= self.max_failures:
-                raise CompactionFailed(
-                    f"The summary call failed {s.failures} times in a row ({problem}). Stopping instead of "
-                    "looping; the raw history is intact and can be resumed.") from problem
+            s.failures = one_more_failure(s.failures, self.max_failures, problem)
             messages, zones = self.current(history)
             return Assembly(messages, zones, "summary_failed",
-                            f"summary failed ({problem}); history left as it was", summary_calls=max(1, write.calls),
+                            f"summary failed ({problem}); history left as it was", summary_calls=1,
                             summary=s.text)
         s.failures, s.warned_stuck = 0, False
         folded = cut - s.upto
         s.text, s.upto = text, cut
         s.message = user(SUMMARY_HEADER.format(lap=lap) + "\n" + text)
         messages, zones = self.current(history)
-        pieces = f" in {calls} pieces" if calls > 1 else ""
+        pieces = f" in {write.calls} pieces" if write.calls > 1 else ""
         return Assembly(messages, zones, kind, f"{verb} {folded} messages into one summary{pieces}",
-                        summary_calls=calls, summary_input=tokens_in, summary_output=tokens_out, summary=text)
+                        summary_calls=write.calls, summary_input=write.tokens_in, summary_output=write.tokens_out,
+                        summary=text)
 
 

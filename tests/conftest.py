@@ -38,16 +38,21 @@ def task():
     return file_reading_task()
 
 
-@pytest.fixture
-def server(monkeypatch, tmp_path):
-    """A running stand-in server, with the environment pointing the SDK at it and nowhere else."""
+def serving(local_server, monkeypatch, tmp_path):
+    """Start ``local_server`` and point the SDK at it and nowhere else (no profile, no proxy, a test key)."""
     for name in SDK_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
-    with StandIn() as standin:
+    with local_server as running:
         monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", standin.url)
-        yield standin
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", running.url)
+        yield running
+
+
+@pytest.fixture
+def server(monkeypatch, tmp_path):
+    """A running stand-in server that replays canned replies (stage.standin_server)."""
+    yield from serving(StandIn(), monkeypatch, tmp_path)
 
 
 def pytest_terminal_summary(terminalreporter):

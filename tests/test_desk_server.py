@@ -17,22 +17,18 @@ from harness.tokens import Meter
 from harness.tools import TOOL_SCHEMAS
 from stage.api_levers import clear_old_tool_results, memory_tool, server_compaction
 from stage.claude import ClaudeModel
+from conftest import serving
 from stage.desk_server import CLEARED, DeskServer, _system_text
 from stage.offline import DeskModel
-from stage.standin_server import SDK_ENV, TEST_KEY
+from stage.standin_server import TEST_KEY
 from stage.switch import pick_model
 from stage.tasks import file_reading_task
 
 
 @pytest.fixture
 def server(monkeypatch, tmp_path):
-    for name in SDK_ENV:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    with DeskServer() as desk:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", desk.url)
-        yield desk
+    """Here the server answers with the desk model (stage.desk_server), not canned replies."""
+    yield from serving(DeskServer(), monkeypatch, tmp_path)
 
 
 @pytest.mark.parametrize("rule_at_lap", [None, 3])

@@ -24,4 +24,6 @@ def test_every_form_of_the_rule_passes(rule, capsys):
                          + ["Never deploy on Fridays."])
 def test_a_mention_or_another_rule_is_not_the_database_rule(sentence, capsys):
     assert not check_memory(POINTERS + f"- {sentence}\n", 150)
-    assert "did not read anything in your memory as a rule about the database target" in capsys.readouterr().out
+    printed = capsys.readouterr().out          # a mention of what happened ("yesterday") is refused as a diary line
+    assert "did not read anything in your memory as a rule about the database target" in printed or \
+        "diary line" in printed, printed

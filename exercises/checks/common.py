@@ -6,7 +6,12 @@ every machine), prints one verdict line and returns True or False. It never rais
 * an unfinished stub prints "Not done yet";
 * an error in your code becomes a FAIL that quotes the error and the line of your code it came from;
 * each call gets its own deep copy of the input, and the check compares that copy with the original
-  afterwards, so a function that edits what it was given is caught (the loop's raw history is such a list).
+  afterwards, so a function that edits what it was given is caught (the loop's raw history is such a list);
+  handing the caller's own list back is caught too (a later change to one would change the other).
+
+How a check knows the right answer: never by running a copy of the solution. It judges by properties
+(what must hold of any right answer), by cases it built so that it knows their outcome, and by runs of
+the offline desk model that it makes itself. So nothing in this folder answers a task for you.
 
 The checks always use the offline desk model, even when ANTHROPIC_API_KEY is set: a verdict must not
 depend on which model answered, or on the network.
@@ -16,14 +21,18 @@ Left out: timeouts (a function that never returns hangs its cell), grades and sc
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import math
+import numbers
 import random
+import re
 import sys
 import traceback
 from pathlib import Path
 
 from harness.loop import run_agent
-from harness.messages import assistant, text_of, user
+from harness.messages import assistant, user
 from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
 from harness.tools import WORKSPACE
@@ -74,7 +83,7 @@ class NotDone(Exception):
 
 
 def verdict(name: str, body) -> bool:
-    """Run one check body; print exactly one verdict line; never raise."""
+    """Run one check body; print exactly one verdict line; never raise (Ctrl-C still stops it)."""
     try:
         message = body()
     except NotDone as unfinished:
@@ -87,7 +96,9 @@ def verdict(name: str, body) -> bool:
     except Fail as failed:
         print(f"FAIL: {failed.what} — Hint: {failed.hint}")
         return False
-    except Exception as problem:            # an error met outside a call(): in student code, or in ours
+    except KeyboardInterrupt:
+        raise
+    except BaseException as problem:        # an error met outside a call(): in student code, or in ours
         if where(problem):
             print(f"FAIL: {name} raised {error_line(problem)}{where(problem)} — Hint: run it by hand on the "
                   "example in its docstring and read the traceback.")
@@ -102,12 +113,18 @@ def verdict(name: str, body) -> bool:
 
 
 def call(what: str, fn, *args, hint: str | None = None, **kwargs):
-    """Call student code; an error becomes a FAIL naming the call (NotImplementedError passes through)."""
+    """Call student code; an error becomes a FAIL naming the call (NotImplementedError passes through).
+
+    SystemExit counts as an error too (``exit()`` in an answer must not end the check without a verdict).
+    """
     try:
         return fn(*args, **kwargs)
-    except (NotImplementedError, Fail, NotDone):
+    except (NotImplementedError, Fail, NotDone, KeyboardInterrupt):
         raise
-    except Exception as problem:
+    except (Exception, SystemExit) as problem:
+        if hint is None and isinstance(problem, IndexError):
+            hint = ("your code reaches for an item the list does not have (such as laps[-2] or messages[1]): the "
+                    "smallest input -- one lap, one message, no events -- is a real case too.")
         raise Fail(f"{what} raised {error_line(problem)}{where(problem)}",
                    hint or "run it by hand on that input and read the traceback.") from None
 
@@ -119,10 +136,15 @@ def error_line(problem: BaseException) -> str:
 
 def where(problem: BaseException) -> str:
     """' (line 12: `return messages[0]`)' for the deepest frame outside the checks, or ''."""
-    frames = [f for f in traceback.extract_tb(problem.__traceback__) if _yours(f.filename)]
-    if not frames:
+    tb, frames = problem.__traceback__, []
+    while tb is not None:                   # only the last frames matter: endless recursion leaves a thousand
+        frames = (frames + [(tb.tb_frame, tb.tb_lineno)])[-40:]
+        tb = tb.tb_next
+    summary = traceback.StackSummary.extract(iter(frames))
+    yours = [f for f in summary if _yours(f.filename)]
+    if not yours:
         return ""
-    frame = frames[-1]
+    frame = yours[-1]
     code = f": `{frame.line.strip()}`" if frame.line else ""
     return f" (line {frame.lineno} of {frame.name}{code})"
 
@@ -141,13 +163,21 @@ def need_function(fn, name: str) -> None:
         raise Fail(f"{name} is a {type(fn).__name__}, not a function", f"keep the `def {name}(...)` line as it is.")
 
 
-def call_on_copy(what: str, fn, original, *rest, changed_hint: str, hint: str | None = None):
-    """Call ``fn(copy_of_original, *rest)``; FAIL if it changed the copy it was given. Returns the result."""
+def call_on_copy(what: str, fn, original, *rest, changed_hint: str, hint: str | None = None,
+                 alias_hint: str | None = None):
+    """Call ``fn(copy_of_original, *rest)``; FAIL if it changed the copy, or handed that very list back.
+
+    Returns the result. ``alias_hint`` (for functions that return lists) names the fix for returning the
+    caller's own list, or a zone that is the caller's own list.
+    """
     given = copy.deepcopy(original)
     result = call(what, fn, given, *rest, hint=hint)
     change = what_changed(original, given)
     if change:
         raise Fail(f"{what} changed the list it was given ({change})", changed_hint)
+    if alias_hint and isinstance(given, list) and (
+            result is given or (isinstance(result, (tuple, list)) and any(part is given for part in result))):
+        raise Fail(f"{what} handed back the very list it was given, not a new one", alias_hint)
     return result
 
 
@@ -161,6 +191,82 @@ def what_changed(original, given) -> str:
         first = next(i for i, (a, b) in enumerate(zip(original, given)) if a != b)
         return f"item {first} was edited"
     return "it was edited"
+
+
+def is_number(x) -> bool:
+    """A real number a student may return: an int or a float (numpy's too), not a bool, not NaN or infinite."""
+    if not isinstance(x, numbers.Real) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x) and abs(x) < 1e15        # a count of tokens, not 10**400
+    except (OverflowError, TypeError, ValueError):
+        return False
+
+
+def is_whole(x) -> bool:
+    """A whole number: 7, numpy's int64(7) or 7.0 -- not True, not 7.5."""
+    return is_number(x) and float(x) == int(x)          # (is_number keeps it small enough for float)
+
+
+def is_messages(out) -> bool:
+    """A plain list of message dicts, each with a role and a content."""
+    return isinstance(out, list) and all(isinstance(m, dict) and "role" in m and "content" in m for m in out)
+
+
+@contextlib.contextmanager
+def watching(module_file: str):
+    """Record whether any function defined in ``module_file`` runs while the block runs.
+
+    Used to see an answer that only calls the harness's own version of the task: ``with watching(f) as
+    seen: ...`` then ``seen`` is a non-empty list if it did.
+    """
+    seen: list[str] = []
+    target = str(Path(module_file).resolve())
+    earlier = sys.getprofile()
+
+    def spy(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == target and not seen:
+            seen.append(frame.f_code.co_name)
+
+    sys.setprofile(spy)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(earlier)
+
+
+# ---- telling a copy from your own words ------------------------------------------------------------
+
+def word_bag(text: str) -> list[str]:
+    """The lowercase words of a text, in order. Example: 'Never touch `prod`!' -> ['never', 'touch', 'prod']"""
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def overlap(mine: list[str], theirs: list[str]) -> float:
+    """How much two word lists share, whatever the order: 1.0 for the same words shuffled, 0.0 for none."""
+    if not mine or not theirs:
+        return 0.0
+    left = list(theirs)
+    shared = 0
+    for word in mine:
+        if word in left:
+            left.remove(word)
+            shared += 1
+    return shared / max(len(mine), len(theirs))
+
+
+COPIED = 0.8                   # a line sharing 80% of its words with a line of the original is a copy
+COPIED_MIN_WORDS = 5           # shorter lines ("Staging only.") may be the same by chance
+
+
+def copied_lines(text: str, original_lines: list[list[str]]) -> list[str]:
+    """The lines of ``text`` that are a line of the original (given as word lists), perhaps reshuffled."""
+    found = []
+    for line in text.splitlines():
+        words = word_bag(line)
+        if len(words) >= COPIED_MIN_WORDS and any(overlap(words, theirs) >= COPIED for theirs in original_lines):
+            found.append(line.strip())
+    return found
 
 
 # ---- runs ---------------------------------------------------------------------------------------------
@@ -182,15 +288,23 @@ def once(key, make):
     return _RUNS[key]
 
 
-def on_desk(lap, text: str) -> bool:
-    return any(text.lower() in text_of(m).lower() for m in lap.sent)
-
-
 def how_it_stopped(run_) -> str:
     """'it overflowed: ...' / 'it used all 80 laps without finishing' -- never an empty pair of brackets."""
     if run_.stopped == "max_laps":
         return f"it used all {len(run_.laps)} laps without finishing"
     return f"it stopped with {run_.stopped}" + (f": {run_.problem}" if run_.problem else "")
+
+
+def holder_of(history: list[dict], task) -> dict:
+    """The message of a run's history that carries the task's rule: the request, or the remark's message.
+
+    Found by the structure the loop gives it (a text block that IS the remark), not by searching text.
+    """
+    if not task.remarks:
+        return history[0]
+    remark = {"type": "text", "text": next(iter(task.remarks.values()))}
+    return next(m for m in history if m["role"] == "user" and isinstance(m["content"], list)
+                and remark in m["content"])
 
 
 # ---- fresh scenarios --------------------------------------------------------------------------------

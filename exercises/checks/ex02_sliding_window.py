@@ -4,9 +4,14 @@
 A window function gets ``(messages, budget, counter)``: ``messages`` is the raw history (a list of
 messages), ``budget`` the most tokens the desk may hold, ``counter(message)`` the tokens of one message.
 The budget covers every message sent -- the notice and the pinned request included; the system prompt
-and the tools are already taken off it. The scenarios include the edges a careful grader tries: an
-empty history, a budget the whole history fits exactly, a budget of 0, a newest turn that alone is
-over the budget, a turn that fits exactly beside the notice.
+and the tools are already taken off it. ``window_rules.py`` says what must hold of a right window; the
+scenarios here include the edges a careful grader tries: an empty history, a history of one message, a
+budget the whole history fits exactly, a budget of 0, a newest turn that alone is over the budget, a
+turn that fits exactly beside the notice, a request that alone is over the budget.
+
+``first_lap_without`` is judged on lap records the check built, so it knows on which laps the text is
+on the desk (and where: in a request, a remark, a tool result, a note or a tool call's input), and on
+real runs, where the message that carries the rule is known by the loop's structure.
 
 ``StudentWindow`` runs your window inside the loop, so the checks can watch the rule on a real desk.
 Left out: windows that reorder messages, and notices longer than a few lines.
@@ -16,149 +21,46 @@ from __future__ import annotations
 
 import random
 
-from harness.context import DROPPED_NOTICE, Assembly, SlidingWindow, Strategy
+from harness.context import Assembly, SlidingWindow, Strategy
 from harness.laps import Lap
-from harness.messages import assistant, blocks_of, is_plain_user, pair_problems, safe_cuts, text_of, user
+from harness.messages import assistant, blocks_of, safe_cuts, text_of, user
 from harness.tokens import Meter
 from stage.tasks import file_reading_task
 
-from .common import (RULES, Fail, call, call_on_copy, how_it_stopped, need_function, on_desk, once, random_history,
-                     run, text_block, verdict, words)
+from .common import (RULES, Fail, call, call_on_copy, holder_of, how_it_stopped, is_messages, need_function, once,
+                     random_history, run, text_block, verdict, words)
+from .window_rules import NOTICE, remarks_problem, size_of, window_problem
 
-NOTICE = user(DROPPED_NOTICE)
 _CHANGED = ("build a new list (a slice such as messages[start:], or [notice] + ...) and return it; never pop, "
             "insert into or edit the list you were given -- in the loop that list is the raw history.")
-_EMPTY = "an empty history is a real input (nothing has happened yet): return []."
+_ALIAS = ("return a new list even when everything fits -- list(messages), not messages itself: the loop keeps "
+          "appending to its history, and the desk it sent must not change with it.")
 
 
-# ---- what is wrong with a window ----------------------------------------------------------------------
+# ---- task 1: the fresh histories every window is tried on ------------------------------------------------
 
-def window_problem(messages, budget, counter, out, pinned: bool) -> Fail | None:
-    """What is wrong with ``out`` as a (pinned) sliding window over ``messages``, or None."""
-    size = f"a history of {len(messages)} messages and a budget of {budget:,} tokens"
-    if out is None:
-        return Fail(f"for {size} the function returned None", "end the function with `return` and the list.")
-    if not isinstance(out, list) or not all(isinstance(m, dict) and "role" in m and "content" in m for m in out):
-        return Fail(f"for {size} the function returned {type(out).__name__}, not a list of messages",
-                    "return a list of message dicts: the ones you keep, in order.")
-    total = sum(counter(m) for m in messages)
-    if total <= budget:
-        if out == messages:
-            return None
-        if total == budget:
-            return Fail(f"for {size} everything fitted exactly ({total:,} tokens) but you did not send it all",
-                        "a history exactly as big as the budget fits: compare with <=, not <.")
-        return Fail(f"for {size} everything fitted ({total:,} tokens) but you did not send it all",
-                    "when the whole history fits the budget, send it unchanged.")
-    head = messages[:1] if pinned else []
-    sent = sum(counter(m) for m in out)
-    newest = safe_cuts(messages)[-2]                      # where the newest turn starts
-    newest_fits = sum(counter(m) for m in head + [NOTICE] + messages[newest:]) <= budget
-    if sent > budget:
-        if budget == 0:
-            hint = "a budget of 0 is not 'no limit': it leaves room for nothing, so return []."
-        elif out[-1:] == messages[-1:] and not newest_fits:
-            hint = ("even the newest turn alone does not fit beside " + ("the request and " if pinned else "")
-                    + "the notice, so nothing more fits: return " + ("[request]" if pinned else "[]")
-                    + " rather than a desk over the budget (the API would refuse it).")
-        elif pinned and out[:1] == head and sent - counter(messages[0]) <= budget:
-            hint = ("the pinned head counts against the budget too: the window over the rest only gets what "
-                    "the head leaves, budget - counter(messages[0]).")
-        elif out == messages:
-            hint = "drop the oldest messages until what you send fits."
-        else:
-            hint = "count every message you send against the budget, the notice included."
-        return Fail(f"for {size} you sent {sent:,} tokens", hint)
-    if pinned and not out:
-        if counter(messages[0]) <= budget:
-            return Fail(f"for {size} you sent nothing, though the request fits",
-                        "pin the head: the request is always sent, even when nothing after it fits.")
-        return None
-    if pinned and out[0] != messages[0]:
-        return Fail(f"for {size} the request (message 0) is not the first message you send",
-                    "pin the head: the request is the mission, so messages[0] is always sent first, "
-                    "and the window slides over what comes after it.")
-    if not newest_fits:
-        rest = out[len(head):]
-        if not rest:
-            return None
-        if len(rest) == 1 and is_plain_user(rest[0]) and rest[0] not in messages:
-            return Fail(f"for {size} you sent a notice and nothing after it",
-                        "when not even the newest turn fits, a notice alone is no help: return "
-                        + ("[request]." if pinned else "[]."))
-        return Fail(f"for {size} not even the newest turn fits, yet you sent {len(rest)} message(s) after "
-                    + ("the request" if pinned else "nothing"),
-                    "keep one unbroken run of the NEWEST messages: when the newest turn does not fit, nothing "
-                    "older may take its place. Return " + ("[request]." if pinned else "[]."))
-    problems = pair_problems(out)
-    if problems:
-        if "first message is not a user message" in problems[0]:
-            hint = ("the API wants the desk to start with a user message. When you drop messages, put a "
-                    "one-line notice in front, for example user(DROPPED_NOTICE); count it in the budget.")
-        elif "answers tool_use" in problems[0]:
-            hint = ("you kept a tool_result but dropped the tool_use it answers. Cut only just before an "
-                    "assistant message (safe_cuts lists the safe places), never between a call and its result.")
-        else:
-            hint = "a tool_use and its tool_result always travel together: keep both or drop both."
-        return Fail(f"for {size} the desk breaks the tool-pair rule ({problems[0]})", hint)
-    return _shape_problem(messages, budget, counter, out, pinned, size)
+def _thirds(message) -> int:
+    """A second counter, unlike chars/4: a window must use the counter it is given."""
+    return len(text_of(message)) // 3 + 2
 
-
-def _shape_problem(messages, budget, counter, out, pinned, size) -> Fail | None:
-    """The kept part must be the newest messages, unbroken, and as long as the budget allows."""
-    rest, base = (out[1:], 1) if pinned else (out, 0)
-    if not rest or rest[-1] != messages[-1]:
-        return Fail(f"for {size} the newest message is not on your desk",
-                    "a sliding window keeps the NEWEST messages and drops the oldest ones.")
-    k = 0
-    while k < len(rest) and k < len(messages) - base and rest[-1 - k] == messages[-1 - k]:
-        k += 1
-    front, start = rest[:len(rest) - k], len(messages) - k
-    if len(front) > 1 or (front and not is_plain_user(front[0])):
-        return Fail(f"for {size} your desk is not one notice followed by the newest messages, in order",
-                    "keep one unbroken run of the newest messages, with at most one short user notice in front.")
-    # Would the next older turn have fitted too? Then the window dropped more than it had to.
-    earlier = [c for c in safe_cuts(messages)[:-1] if base <= c < start]
-    if earlier:
-        p = earlier[-1]
-        if front:
-            notice = front                   # the student's own notice, whatever its size
-        elif (p == base and not pinned) or is_plain_user(messages[p]):
-            notice = []
-        else:
-            notice = [NOTICE]
-        candidate = ([messages[0]] if pinned else []) + notice + messages[p:]
-        fits = sum(counter(m) for m in candidate)
-        if fits <= budget:
-            exact = fits == budget
-            return Fail(f"for {size} you dropped more than needed: messages {p}..{start - 1} still fitted"
-                        + (" exactly" if exact else ""),
-                        "a turn that brings the desk exactly to the budget fits: compare with <=, not <."
-                        if exact else "walk back from the newest message, adding whole turns while they fit; stop "
-                                      "at the first turn that would go over.")
-    return None
-
-
-# ---- fresh scenarios ------------------------------------------------------------------------------------
 
 def window_scenarios(seed: int, pinned: bool):
     """(messages, budget, counter): mixed sizes, two counters, loose, tight and roomy budgets, then the edges."""
     rng = random.Random(seed)
     chars4 = Meter("chars4").count
-    thirds = lambda m: len(text_of(m)) // 3 + 2   # noqa: E731 -- a second, different counter
     for i in range(40):
         messages = random_history(rng, turns=rng.randint(2, 14), wide=0.1 if i % 5 == 0 else 0.0,
                                   big_inputs=i % 5 == 1)
-        counter = chars4 if i % 2 == 0 else thirds
+        counter = chars4 if i % 2 == 0 else _thirds
         head = counter(messages[0]) if pinned else 0
-        total = sum(counter(m) for m in messages)
-        cuts = [c for c in safe_cuts(messages)[:-1] if c >= 1]
-        smallest = head + sum(counter(m) for m in messages[cuts[-1]:]) + counter(user("[" + "x" * 80 + "]"))
+        total = size_of(messages, counter)
+        cuts = [c for c in safe_cuts(messages)[:-1] if c >= 1 + pinned]
+        smallest = head + size_of(messages[cuts[-1]:], counter) + counter(user("[" + "x" * 80 + "]"))
         if i % 8 == 7:                                  # everything fits
             budget = total + rng.randint(0, 50)
         elif i % 4 == 1 and len(cuts) > 1:              # a turn fits exactly, but not with a notice before it
             cut = rng.choice(cuts[1:])
-            budget = max(smallest, head + sum(counter(m) for m in messages[cut:]) + rng.randint(0, 3))
+            budget = max(smallest, head + size_of(messages[cut:], counter) + rng.randint(0, 3))
         else:
             budget = rng.randint(smallest, max(smallest, total))
         yield messages, budget, counter
@@ -169,13 +71,20 @@ def edge_scenarios(rng, pinned: bool, counter):
     """The cases a careful grader tries. Each is (messages, budget, counter)."""
     messages = random_history(rng, turns=8, chat=False)
     head = counter(messages[0]) if pinned else 0
-    total = sum(counter(m) for m in messages)
-    cuts = [c for c in safe_cuts(messages)[:-1] if c >= 1]
+    total = size_of(messages, counter)
+    cuts = [c for c in safe_cuts(messages)[:-1] if c >= 1 + pinned]
     yield messages, total, counter                                   # the whole history fits exactly
-    exact = head + counter(NOTICE) + sum(counter(m) for m in messages[cuts[-3]:])
+    yield messages, total + 10_000, counter                          # a window that fits everything, roomily
+    exact = head + counter(NOTICE) + size_of(messages[cuts[-3]:], counter)
     yield messages, exact, counter                                   # three turns fit exactly beside the notice
-    yield messages, head + counter(NOTICE) + sum(counter(m) for m in messages[cuts[-1]:]) - 1, counter  # none fits
-    if not pinned:
+    yield messages, head + counter(NOTICE) + size_of(messages[cuts[-1]:], counter) - 1, counter   # none fits
+    request = messages[:1]
+    yield request, counter(request[0]), counter                      # the request alone, fitting exactly
+    yield request, counter(request[0]) - 1, counter                  # the request alone, one token too big
+    yield messages[:3], size_of(messages[:3], counter) - 1, counter  # the request and one turn, just too big
+    if pinned:
+        yield messages, counter(messages[0]) - 1, counter            # not even the request fits
+    else:
         yield messages, 0, counter                                   # a budget of 0
     big = list(messages)                                             # the newest turn alone is over the budget
     call_ = {"type": "tool_use", "id": "toolu_big", "name": "read_file", "input": {"path": "app/huge.py"}}
@@ -183,22 +92,22 @@ def edge_scenarios(rng, pinned: bool, counter):
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_big",
                                           "content": words(rng, 3000)}]}]
     yield big, total, counter
+    chat = [user("Please fix the export.")]                           # a cut before a plain user message
+    for n in range(6):
+        chat += [assistant([text_block("A question: " + words(rng, 30))]), user("Answer: " + words(rng, 30))]
+    yield chat, size_of(chat, counter) // 2, counter
 
 
 def _try_window_scenarios(window_fn, name: str, seed: int, pinned: bool) -> int:
     """Run the student's window on the fresh histories; raise the first problem found. Returns how many."""
     need_function(window_fn, name)
-    out = call_on_copy(f"{name}([], 100, counter)", window_fn, [], 100, Meter("chars4").count,
-                       changed_hint=_CHANGED, hint=_EMPTY)
-    if out is None:
-        raise Fail(f"{name}([], 100, counter) returned None", "end the function with `return` and the list.")
-    if out != []:
-        raise Fail(f"{name}([], 100, counter) returned {out!r}", _EMPTY)
-    count = 1
-    for messages, budget, counter in window_scenarios(seed, pinned=pinned):
+    empty_hint = "an empty history is a real input (nothing has happened yet): return []."
+    count = 0
+    scenarios = once(("window cases", seed, pinned), lambda: list(window_scenarios(seed, pinned)))
+    for messages, budget, counter in [([], 100, Meter("chars4").count)] + scenarios:
         out = call_on_copy(f"{name}(<{len(messages)} messages>, {budget}, counter)", window_fn, messages, budget,
-                           counter, changed_hint=_CHANGED)
-        problem = window_problem(messages, budget, counter, out, pinned=pinned)
+                           counter, changed_hint=_CHANGED, alias_hint=_ALIAS, hint=None if messages else empty_hint)
+        problem = window_problem(messages, budget, counter, out, pinned=pinned, name=name)
         if problem:
             raise problem
         count += 1
@@ -206,26 +115,84 @@ def _try_window_scenarios(window_fn, name: str, seed: int, pinned: bool) -> int:
 
 
 def check_sliding_window(sliding_window, seed: int = 2) -> bool:
-    """The newest messages that fit, tool pairs whole, a user message first -- on fresh histories and edges."""
+    """Checks sliding_window(messages, budget, counter), the rules as the task states them:
+
+    - Never change `messages`: build and return a new list, even when everything fits.
+    - If everything fits (a total `<=` the budget), send everything, unchanged.
+    - Otherwise drop the oldest messages and put exactly one notice, `user(DROPPED_NOTICE)`, first, then `messages[cut:]` for one cut.
+    - Cut only at a safe cut, `safe_cuts(messages)`: never between a tool_use and its tool_result. A cut may fall before an assistant message or before a user message that carries no tool result; the notice goes first either way.
+    - Everything you send counts against the budget, the notice included; never go over it.
+    - Keep as much as fits: the oldest safe cut whose desk fits is the one to take.
+    - If not even the newest turn fits beside the notice, return `[]`. A budget of 0 is room for nothing. An empty history gives `[]`.
+
+    On 40 fresh histories (two counters) and the edges: an empty history, one message, exact fits, a
+    roomy budget, a budget of 0, a newest turn over the budget, a cut before a plain user message.
+    """
 
     def body():
         n = _try_window_scenarios(sliding_window, "sliding_window", seed, pinned=False)
-        return (f"{n} histories (40 fresh, an empty one, exact fits, a budget of 0, an oversize newest turn): "
-                "within budget, newest kept, no tool pair split, a user message first, your input untouched.")
+        return (f"{n} histories (40 fresh, an empty one, one message, exact fits, a budget of 0, an oversize newest "
+                "turn): within budget, the newest kept, no tool pair split, the notice first, your input untouched.")
 
     return verdict("sliding_window", body)
 
 
 # ---- task 2: first_lap_without ----------------------------------------------------------------------
 
-def reference_first_lap_without(laps, text: str):
-    seen = False
-    for lap in laps:
-        if on_desk(lap, text):
-            seen = True
-        elif seen:
-            return lap.number
-    return None
+# (name, on which laps the text is on the desk, the answer): the answer is part of the case, not worked out.
+_SHAPES = [
+    ("leaves at lap 5", [True] * 4 + [False] * 5, 5),
+    ("arrives at lap 3 and leaves at lap 6", [False] * 2 + [True] * 3 + [False] * 4, 6),
+    ("leaves at lap 4, comes back at lap 6, leaves again at lap 8", [True] * 3 + [False] * 2 + [True] * 2
+     + [False] * 3, 4),
+    ("is never on the desk", [False] * 9, None),
+    ("never leaves", [True] * 10, None),
+    ("leaves at the last lap", [True] * 7 + [False], 8),
+    ("is on the desk at lap 1 only", [True] + [False] * 6, 2),
+    ("is on the one lap there is", [True], None),
+    ("is not on the one lap there is", [False], None),
+]
+_PLACES = {
+    "request": "in the request",
+    "remark": "in a remark inside a tool-results message",
+    "result": "inside a tool result",
+    "result list": "inside a tool result whose content is a list of blocks",
+    "note": "in the assistant's own note",
+    "call": "in the input of a tool call (remember)",
+    "quotes": "in a message that also holds both kinds of quotes",
+}
+
+
+def _put(sent: list[dict], place: str, said: str) -> None:
+    """Put ``said`` on a made-up desk (a request and two turns), in one kind of message or block."""
+    if place == "request":
+        sent[0] = user(f"Fix the login. {said}: use staging.")
+    elif place == "remark":
+        sent[2] = {"role": "user", "content": list(sent[2]["content"]) + [text_block(f"Also: {said}.")]}
+    elif place in ("result", "result list"):
+        content = f"  1  # {said}\n  2  x = 1"
+        result = dict(sent[2]["content"][0], content=content if place == "result" else [text_block(content)])
+        sent[2] = {"role": "user", "content": [result] + list(sent[2]["content"][1:])}
+    elif place == "note":
+        sent[1] = assistant([text_block(f"Remember: {said}.")] + blocks_of(sent[1])[1:])
+    elif place == "call":
+        remember = {"type": "tool_use", "id": "toolu_note", "name": "remember", "input": {"fact": said}}
+        sent[3] = assistant(blocks_of(sent[3]) + [remember])
+        sent[4] = {"role": "user", "content": list(sent[4]["content"])
+                   + [{"type": "tool_result", "tool_use_id": "toolu_note", "content": "Saved."}]}
+    else:        # quotes: the printed form of the list escapes the apostrophe, the text itself does not
+        sent[0] = user(f'The ticket says "urgent". {said}.')
+
+
+def made_up_laps(rng: random.Random, shape: list[bool], place: str, said: str) -> list[Lap]:
+    """Lap records whose desks hold ``said`` exactly on the laps ``shape`` marks, in one ``place``."""
+    laps = []
+    for number, present in enumerate(shape, start=1):
+        sent = random_history(rng, turns=2, chat=False)
+        if present:
+            _put(sent, place, said)
+        laps.append(Lap(number, 1000 + 100 * number, 900, sent=sent))
+    return laps
 
 
 _LAP_SCENARIOS = [  # (pin_head, window, rule_at_lap, rule wording)
@@ -237,113 +204,124 @@ _LAP_SCENARIOS = [  # (pin_head, window, rule_at_lap, rule wording)
 ]
 
 
-def _sliding_laps(pin_head, window, at, rule):
-    laps = []
-    run(SlidingWindow(pin_head=pin_head), window, file_reading_task(rule_at_lap=at, rule=rule), on_lap=laps.append)
-    return laps
-
-
-def made_up_laps(rng: random.Random, shape: str, piece: str) -> list[Lap]:
-    """Lap records with the text on the desk in a chosen pattern, put in a random kind of message, any case.
-
-    Shapes: "never", "always", "leaves", "later" (given at lap 3, gone later), "returns" (gone, back, gone).
-    """
-    n = rng.randint(8, 12)
-    on = {"never": [False] * n, "always": [True] * n,
-          "leaves": [i < 4 for i in range(n)], "later": [2 <= i < 5 for i in range(n)],
-          "returns": [i < 3 or 5 <= i < 7 for i in range(n)]}[shape]
-    said = rng.choice([piece.capitalize(), piece.upper(), piece.title(), piece])
-    laps = []
-    for number, present in enumerate(on, start=1):
-        sent = random_history(rng, turns=2, chat=False)
-        if present:
-            where = rng.choice(["request", "remark", "result", "note"])
-            if where == "request":
-                sent[0] = user(f"Fix the login. {said}: use staging.")
-            elif where == "remark":
-                sent[2] = {"role": "user", "content": list(sent[2]["content"]) + [text_block(f"Also: {said}.")]}
-            elif where == "result":
-                result = dict(sent[2]["content"][0], content=f"  1  # {said}\n  2  x = 1")
-                sent[2] = {"role": "user", "content": [result] + list(sent[2]["content"][1:])}
-            else:
-                sent[1] = assistant([text_block(f"Remember: {said}.")] + blocks_of(sent[1])[1:])
-        laps.append(Lap(number, 1000 + 100 * number, 900, sent=sent))
-    return laps
+def _sliding_run(pin_head, window, at, rule):
+    """A real SlidingWindow run: (laps, the lap number at which the rule's message first left the desk)."""
+    laps, task = [], file_reading_task(rule_at_lap=at, rule=rule)
+    run_ = run(SlidingWindow(pin_head=pin_head), window, task, on_lap=laps.append)
+    holder = holder_of(run_.history, task)
+    on = [holder in lap.sent for lap in laps]
+    left = next((lap.number for i, lap in enumerate(laps) if any(on[:i]) and not on[i]), None)
+    return laps, on, left
 
 
 def _lap_cases(seed: int):
-    """(where, laps, piece): real SlidingWindow runs, then made-up lap records (and no laps at all)."""
+    """(where, laps, text, expected, on, place, said): real runs, then made-up lap records, then no laps.
+
+    ``on`` says on which laps the text is on the desk: by construction, or by where the rule's message is.
+    """
     for pin_head, window, at, (rule, piece) in _LAP_SCENARIOS:
-        laps = once(("sliding", pin_head, window, at, rule), lambda: _sliding_laps(pin_head, window, at, rule))
+        laps, on, left = once(("sliding", pin_head, window, at, rule),
+                              lambda: _sliding_run(pin_head, window, at, rule))
         where = (f"sliding window{', head pinned' if pin_head else ''}, window {window:,}, the rule "
                  + ("in the request" if at is None else f"said at lap {at}"))
-        yield where, laps, piece
+        yield where, laps, piece, left, on, "request" if at is None else "remark", rule
     rng = random.Random(seed)
-    for shape in ("leaves", "returns", "later", "never", "always", "returns", "leaves"):
-        piece = rng.choice(RULES)[1]
-        yield f"made-up laps where the text {_SHAPES[shape]}", made_up_laps(rng, shape, piece), piece
-    yield "no laps at all", [], RULES[0][1]
-
-
-_SHAPES = {"never": "is never on the desk", "always": "never leaves", "leaves": "leaves at lap 5",
-           "later": "arrives at lap 3 and leaves at lap 6", "returns": "leaves at lap 4, comes back, leaves again"}
+    places = list(_PLACES)
+    for n, (shape_name, shape, expected) in enumerate(_SHAPES):
+        place = places[n % len(places)]
+        piece = "don't touch production" if place == "quotes" else rng.choice(RULES)[1]
+        # each place first in lowercase (so a miss there is about the place), then in other cases
+        said = piece if n < len(places) else rng.choice([piece.capitalize(), piece.upper(), piece.title()])
+        yield (f"made-up laps where the text {shape_name}, written {_PLACES[place]}",
+               made_up_laps(rng, shape, place, said), piece, expected, shape, place, said)
+    for place in ("call", "result list", "note", "quotes"):        # every place again, on the usual shape
+        piece = "don't touch production" if place == "quotes" else rng.choice(RULES)[1]
+        said = piece.capitalize()
+        yield (f"made-up laps where the text leaves at lap 5, written {_PLACES[place]}",
+               made_up_laps(rng, _SHAPES[0][1], place, said), piece, 5, _SHAPES[0][1], place, said)
+    yield "no laps at all", [], RULES[0][1], None, [], "request", RULES[0][0]
 
 
 def check_first_lap_without(first_lap_without, seed: int = 8) -> bool:
-    """Your answer against fresh SlidingWindow runs and made-up lap records (any case, any kind of message)."""
+    """Checks first_lap_without(laps, text), the rules as the task states them:
+
+    - `laps` are lap records in order; `text` is a piece of text in lowercase.
+    - Return the `number` of the first lap whose desk (`lap.sent`) holds `text` nowhere -- in no message and no block (text, tool call, tool result, a remark), in no case: compare with `text_of(message).lower()` -- after a lap that did hold it.
+    - Return `None` if it never leaves, if it is never there, or if there are no laps. If it leaves, comes back and leaves again, the answer is the first time it left.
+    - Do not change `laps`.
+
+    On 5 real SlidingWindow runs (the rule said at lap 2-4, other wordings, a pinned head), on lap records
+    built with the text in every kind of message, in any case, on one lap or many, and on no laps.
+    """
 
     def body():
         need_function(first_lap_without, "first_lap_without")
-        wrong, count = [], 0        # (where, got, expected, laps, piece) for every case it got wrong
-        for where, laps, piece in _lap_cases(seed):
-            expected = reference_first_lap_without(laps, piece)
+        wrong, answers = [], []     # (where, got, expected, on, place, said, laps) for every case it got wrong
+        for where, laps, piece, expected, on, place, said in once(("lap cases", seed), lambda: list(_lap_cases(seed))):
             got = call_on_copy(f"first_lap_without(laps, {piece!r}) [{where}]", first_lap_without, list(laps), piece,
                                changed_hint="only read the laps; do not sort, pop or edit them.",
                                hint="an empty list of laps is a real input: return None." if not laps else None)
-            count += 1
-            if got != expected:
-                wrong.append((where, got, expected, laps, piece))
+            answers.append((got, expected))
+            if got != expected or isinstance(got, bool):
+                wrong.append((where, got, expected, on, place, said, laps))
         if not wrong:
-            return f"right on {count} cases: 5 real runs, made-up laps (the text anywhere, any case), no laps."
-        # One hint for the whole pattern: one lap early on every case is counting from 0.
-        if all(isinstance(got, int) and expected is not None and got == expected - 1
-               for _, got, expected, _, _ in wrong):
-            where, got, expected, _, _ = wrong[0]
+            return (f"right on {len(answers)} cases: 5 real runs, made-up laps (the text in every kind of message, any "
+                    "case, one lap or many), no laps.")
+        # One hint for the whole pattern: the same number whatever the laps is typed in; one lap early on
+        # every case is counting from 0.
+        if len({repr(got) for got, _ in answers}) == 1 and len({repr(want) for _, want in answers}) > 2:
+            where, got, expected, *_ = wrong[0]
+            raise Fail(f"[{where}] you said {got!r}, the laps say {expected!r}",
+                       "your answer is the same whatever the laps: work it out from the laps you are given, not "
+                       "from the class run's number.")
+        if all(isinstance(got, int) and expected is not None and got == expected - 1 for _, got, expected, *_ in wrong):
+            where, got, expected, *_ = wrong[0]
             raise Fail(f"[{where}] you said {got!r}, the laps say {expected!r}",
                        "lap numbers start at 1: return lap.number, not the position of the lap in the list.")
-        where, got, expected, laps, piece = next((w for w in wrong if w[2] is None or w[1] != w[2] - 1), wrong[0])
-        raise Fail(f"[{where}] you said {got!r}, the laps say {expected!r}", _lap_hint(got, expected, laps, piece))
+        where, got, expected, on, place, said, laps = next(
+            (w for w in wrong if w[2] is None or w[1] != w[2] - 1), wrong[0])
+        raise Fail(f"[{where}] you said {got!r}, the laps say {expected!r}",
+                   _lap_hint(got, expected, on, place, said, laps))
 
     return verdict("first_lap_without", body)
 
 
-def _case_sensitive_on_desk(lap, text):
-    return any(text in text_of(m) for m in lap.sent)
+_MISSED = {
+    "request": "in the request, a plain string message",
+    "remark": "in a remark: a text block of a user message that also carries tool results",
+    "result": "inside a tool result: text_of(message) includes what the tools returned",
+    "result list": "inside a tool result whose content is a list of text blocks: text_of(message) reads it",
+    "note": "in the assistant's own note: search the assistant's messages too",
+    "call": ("in the input of a tool call, in an assistant message: text_of(message) includes every tool call, as "
+             "`name {json of the input}`"),
+    "quotes": ("in a message that also holds quotes, and the printed form of a list escapes an apostrophe "
+               "(\\'): search text_of(message) of each message, not str(lap.sent)"),
+}
 
 
-def _lap_hint(got, expected, laps, piece) -> str:
+def _lap_hint(got, expected, on, place, said, laps) -> str:
+    where_it_is = _MISSED[place]
     if got is None:
-        if not any(_case_sensitive_on_desk(lap, piece) for lap in laps):
-            return ("on this desk the text is written with capital letters (\"Never touch ...\"), and `text` is "
-                    "lowercase: compare in lowercase, text in text_of(message).lower().")
-        return ("the text does leave the desk here: look for it in every message of lap.sent (tool results "
-                "and remarks included, with text_of(message)), in lowercase.")
+        if said != said.lower():
+            return (f"the text is on the desk written {said!r}, and `text` is lowercase: compare in lowercase, "
+                    "text in text_of(message).lower(). It sits " + where_it_is + ".")
+        return ("the text does leave the desk here; before that it sits " + where_it_is
+                + ". Look in every message of lap.sent, with text_of(message), in lowercase.")
     if expected is None:
         return ("here the text never leaves the desk (or is never on it): return None." if laps
                 else "with no laps there is nothing to find: return None.")
-    if isinstance(got, bool) or not isinstance(got, int) or not any(lap.number == got for lap in laps):
+    numbers = [lap.number for lap in laps]
+    if isinstance(got, bool) or got not in numbers:
         return "return the number of a lap (lap.number), or None if the text never leaves the desk."
-    lap = next(lap for lap in laps if lap.number == got)
-    if on_desk(lap, piece):
-        return (f"at lap {got} the text is still on the desk (something else was dropped). Search every "
-                "message of lap.sent, with text_of(message), for the text in lowercase.")
-    if not any(on_desk(earlier, piece) for earlier in laps if earlier.number < got):
-        return (f"at lap {got} the text had not been given yet, so it cannot have left. Find the first "
-                "lap without it AFTER a lap where it was on the desk.")
-    if got > expected:
-        return (f"the text had already left at lap {expected}; you found a later absence (after it came back). "
-                "Return at the FIRST lap without it, the moment you see one after a lap that had it.")
-    return "find the FIRST lap without the text, after a lap that had it."
+    i = numbers.index(got)
+    if on[i]:
+        return (f"at lap {got} the text is still on the desk (something else was dropped): it sits {where_it_is}. "
+                "Search every message of lap.sent, with text_of(message), in lowercase.")
+    if not any(on[:i]):
+        return (f"at lap {got} the text had not been on the desk yet, so it cannot have left. Find the first "
+                "lap without it AFTER a lap that had it.")
+    return (f"the text had already left at lap {expected}; you found a later absence. Return at the FIRST lap "
+            "without it, the moment you see one after a lap that had it.")
 
 
 # ---- task 3: pin the head ---------------------------------------------------------------------------
@@ -361,7 +339,7 @@ class StudentWindow(Strategy):
     def assemble(self, history, *, lap=0, system="", tools=None, meter, model, **_):
         budget = model.window - self.output_reserve - meter.total([], system=system, tools=tools)
         sent = call(f"{self.name} inside the loop at lap {lap}", self.fn, list(history), budget, meter.count)
-        if not isinstance(sent, list):
+        if not is_messages(sent):
             raise Fail(f"{self.name} returned {type(sent).__name__} inside the loop", "return a list of messages.")
         ids = {id(m) for m in history}
         zones = ["head" if history and m is history[0] else "tail" if id(m) in ids else "notice" for m in sent]
@@ -371,76 +349,37 @@ class StudentWindow(Strategy):
 
 
 def check_pinned_window(pinned_window, seed: int = 3) -> bool:
-    """The request always first, then a window over the rest: on fresh histories, then in real runs."""
+    """Checks pinned_window(messages, budget, counter), the rules as the task states them:
+
+    - The request, `messages[0]`, is always sent first, unchanged; its tokens count against the budget.
+    - After it, a sliding window over `messages[1:]` within what the request leaves of the budget -- every rule of `sliding_window`, so the notice goes right after the request.
+    - If nothing after the request fits, return `[messages[0]]`. If not even the request fits, return `[]`. An empty history gives `[]`.
+    - Never change `messages`: build and return a new list, even when everything fits.
+
+    On fresh histories and the edges, then inside the loop at three window sizes: the request must be
+    first on every lap's desk, and the fix must go to staging.
+    """
 
     def body():
         n = _try_window_scenarios(pinned_window, "pinned_window", seed, pinned=True)
         for window in (4000, 5000, 6000):
-            run_ = run(StudentWindow(pinned_window, name="pinned_window"), window)
-            lost = [lap.number for lap in run_.laps if not on_desk(lap, "never touch production")]
+            laps = []
+            run_ = run(StudentWindow(pinned_window, name="pinned_window"), window, on_lap=laps.append)
+            lost = [lap.number for lap in laps if lap.sent[:1] != run_.history[:1]]
             if lost:
-                raise Fail(f"in a run with a {window:,}-token window the rule left the desk at lap {lost[0]}",
-                           "the rule lives in the request: pin messages[0] so it is sent on every lap.")
+                raise Fail(f"in a run with a {window:,}-token window the request was not first on the desk at lap "
+                           f"{lost[0]}", "the rule lives in the request: pin messages[0] so it is sent on every lap.")
             if run_.database_target != "staging":
                 raise Fail(f"in a run with a {window:,}-token window the fix went to {run_.database_target} "
                            f"({how_it_stopped(run_)})",
                            "keep the request (and its rule) pinned at the front of every desk.")
-        return f"{n} histories, and 3 runs where the rule stayed on the desk and the fix went to staging."
+        return (f"{n} histories (an empty one, one message, a request over the budget, ...), and 3 runs where the "
+                "request stayed first on every desk and the fix went to staging.")
 
     return verdict("pinned_window", body)
 
 
 # ---- task 4 (homework): carry the user's remarks ---------------------------------------------------
-
-def user_remarks(messages: list[dict]) -> list[str]:
-    """Every text block the user wrote in ``messages`` (not tool results). Example: 'By the way: ...'"""
-    return [b["text"] for m in messages if m["role"] == "user" for b in blocks_of(m) if b.get("type") == "text"]
-
-
-def _remarks_problem(messages, budget, counter, out) -> Fail | None:
-    size = f"a history of {len(messages)} messages and a budget of {budget:,} tokens"
-    if not isinstance(out, list) or not all(isinstance(m, dict) and "role" in m and "content" in m for m in out):
-        return Fail(f"for {size} remarks_window returned {type(out).__name__}", "return a list of messages.")
-    if sum(counter(m) for m in messages) <= budget:
-        return None if out == messages else Fail(f"for {size} everything fitted but you did not send it all",
-                                                 "when the whole history fits, send it unchanged.")
-    if sum(counter(m) for m in out) > budget:
-        return Fail(f"for {size} you sent {sum(counter(m) for m in out):,} tokens",
-                    "the notice counts against the budget, and it grows with the remarks it carries: when it "
-                    "does not fit, drop one more turn (its remarks join the notice) and try again.")
-    if not out or out[0] != messages[0]:
-        return Fail(f"for {size} the request is not first", "pin the head, as in pinned_window.")
-    problems = pair_problems(out)
-    if problems:
-        return Fail(f"for {size} the desk breaks the tool-pair rule ({problems[0]})",
-                    "cut only where safe_cuts allows, as in sliding_window.")
-    k = 0
-    while k < len(out) - 1 and k < len(messages) - 1 and out[-1 - k] == messages[-1 - k]:
-        k += 1
-    front, start = out[1:len(out) - k], len(messages) - k
-    if len(front) > 1 or (front and not is_plain_user(front[0])):
-        return Fail(f"for {size} after the request there is not one notice followed by the newest messages",
-                    "request, one notice, then an unbroken run of the newest messages.")
-    notice = text_of(front[0]) if front else ""
-    lost = [r for r in user_remarks(messages[1:start]) if r not in notice]
-    if lost:
-        return Fail(f"for {size} the user said {lost[0]!r} in a dropped message, and your notice does not carry it",
-                    "collect the text blocks of every user message you drop (not the tool results) and put "
-                    "them, word for word, into the notice.")
-    if k == 0:
-        return Fail(f"for {size} the newest message is not on your desk",
-                    "keep the NEWEST messages; drop the oldest ones after the request.")
-    # Would the next older turn have fitted, with its remarks added to a notice worded like yours?
-    dropped = user_remarks(messages[1:start])
-    preamble = max(0, len(notice) - sum(len(r) + 1 for r in dropped))
-    for p in [c for c in safe_cuts(messages)[:-1] if 1 <= c < start][-1:]:
-        wider = user("x" * preamble + " ".join(user_remarks(messages[1:p])))
-        if sum(counter(m) for m in [messages[0], wider] + messages[p:]) + 2 <= budget:
-            return Fail(f"for {size} you dropped more than needed: messages {p}..{start - 1} still fitted",
-                        "try the cuts from the oldest on and keep the first desk that fits (the notice grows "
-                        "as you drop more, so the newest cut is not the only one to try).")
-    return None
-
 
 def _remarks_scenarios(seed: int):
     rng = random.Random(seed)
@@ -450,34 +389,48 @@ def _remarks_scenarios(seed: int):
         for m in messages[2::2][:-1]:                   # plenty of remarks, in older messages above all
             if m["role"] == "user" and rng.random() < 0.4 and not isinstance(m["content"], str):
                 m["content"] = m["content"] + [text_block("Note from the user: " + words(rng, rng.randint(3, 9)))]
-        total = sum(counter(m) for m in messages)
+        total = size_of(messages, counter)
         yield messages, rng.randint(total // 2, total), counter
+    messages = random_history(rng, turns=6, chat=False)
+    yield messages, size_of(messages, counter), counter                 # everything fits exactly
+    yield messages[:1], counter(messages[0]) - 1, counter               # not even the request fits
+    yield messages[:1], counter(messages[0]), counter                   # the request alone, fitting exactly
 
 
 _REMARK_RUNS = [(2, 5000, RULES[0]), (3, 4500, RULES[1]), (4, 5000, RULES[2])]
 
 
 def check_remarks_window(remarks_window, seed: int = 9) -> bool:
-    """Request pinned, remarks carried in the notice: on fresh histories, then runs with the rule said mid-task."""
+    """Checks remarks_window(messages, budget, counter), the rules as the task states them:
+
+    - Like `pinned_window`: the request first, then one notice, then the newest messages after one safe cut; everything fits, so everything is sent; an empty history, or a request that alone is over the budget, gives `[]`.
+    - The notice starts with `DROPPED_NOTICE` and carries, word for word and in the order they were said, everything the user wrote in the dropped messages: every block of type "text" in a user message, and none of the tool results.
+    - The notice counts against the budget and grows as you drop more: try the cuts from the oldest on and keep the first desk that fits. If none fits, return `[messages[0]]`.
+    - Never change `messages`: build and return a new list, even when everything fits.
+
+    On fresh histories full of remarks and the edges, then inside the loop with the rule said at lap 2, 3
+    or 4 in three wordings: the rule must stay on the desk on every later lap, and the fix go to staging.
+    """
 
     def body():
         need_function(remarks_window, "remarks_window")
-        out = call_on_copy("remarks_window([], 100, counter)", remarks_window, [], 100, Meter("chars4").count,
-                           changed_hint=_CHANGED, hint=_EMPTY)
-        if out != []:
-            raise Fail(f"remarks_window([], 100, counter) returned {out!r}", _EMPTY)
-        for messages, budget, counter in _remarks_scenarios(seed):
+        scenarios = [([], 100, Meter("chars4").count)] + once(("remarks cases", seed),
+                                                               lambda: list(_remarks_scenarios(seed)))
+        for messages, budget, counter in scenarios:
             out = call_on_copy(f"remarks_window(<{len(messages)} messages>, {budget}, counter)", remarks_window,
-                               messages, budget, counter, changed_hint=_CHANGED)
-            problem = _remarks_problem(messages, budget, counter, out)
+                               messages, budget, counter, changed_hint=_CHANGED, alias_hint=_ALIAS,
+                               hint=None if messages else "an empty history is a real input: return [].")
+            problem = remarks_problem(messages, budget, counter, out)
             if problem:
                 raise problem
-        for at, window, (rule, piece) in _REMARK_RUNS:
+        for at, window, (rule, _) in _REMARK_RUNS:
             task = file_reading_task(rule_at_lap=at, rule=rule)
             laps = []
             run_ = run(StudentWindow(remarks_window, name="remarks_window"), window, task, on_lap=laps.append)
+            remark, holder = task.remarks[at], holder_of(run_.history, task)
             where = f"window {window:,}, the rule said at lap {at}"
-            lost = [lap.number for lap in laps if lap.number > at and not on_desk(lap, piece)]
+            lost = [lap.number for lap in laps if lap.number > at and holder not in lap.sent
+                    and not any(remark in text_of(m) for m in lap.sent[1:2])]
             if lost:
                 raise Fail(f"[{where}] the rule left the desk at lap {lost[0]}",
                            "the rule is a remark in a user message: when that message is dropped, its text must "
@@ -485,7 +438,7 @@ def check_remarks_window(remarks_window, seed: int = 9) -> bool:
             if run_.database_target != "staging":
                 raise Fail(f"[{where}] the fix went to {run_.database_target} ({how_it_stopped(run_)})",
                            "keep the rule on the desk on every lap after it was said.")
-        return ("25 fresh histories, and 3 runs with the rule said at lap 2, 3 or 4: it stayed, the fix went "
+        return ("28 histories, and 3 runs with the rule said at lap 2, 3 or 4: it stayed on the desk, the fix went "
                 "to staging.")
 
     return verdict("remarks_window", body)

@@ -4,8 +4,13 @@
 The harness's ``ThreeZoneCompaction(tail_turns=...)`` counts TURNS instead; the exercise counts
 messages so that the orphaned tool_result -- the trap of this lesson -- can happen.
 
-The summary card ``compact`` makes is one user message: ``CARD_HEADER``, a newline, then exactly
-the text ``summarize`` returned.
+The checks never split a history themselves. ``tail_problem`` asks what must hold of any right tail
+(it does not start with a tool_result, holds at least ``keep_messages`` messages, and is longer only when
+every shorter one would start with a tool_result); ``compact`` is judged by what it handed ``summarize``
+and what it returned. The summary card is one user message: ``CARD_HEADER``, a newline, then exactly
+the text ``summarize`` returned. The prompts are judged by runs of ThreeZoneCompaction with them: the
+rule kept, the fix on staging, every card within its word limit.
+
 Left out: a second compaction folding the first card in (the harness does it; the exercise does not).
 """
 
@@ -16,56 +21,98 @@ import re
 
 from harness.compaction import ThreeZoneCompaction
 from harness.messages import is_plain_user, text_of, tool_results
-from harness.prompts import compaction_prompt
+from harness.prompts import COMPACTION_TEMPLATE, FOLD_PROMPT, compaction_prompt
+from stage.offline.desk import sentences
+from stage.offline.summaries import asked_sections
+from stage.offline.rules import ruled_out
 from stage.tasks import GOAL, RULE, Task, file_reading_task
 
-from .common import (RULES, Fail, NotDone, call_on_copy, how_it_stopped, need_function, random_history, run, verdict,
-                     worked_history)
+from .common import (COPIED, RULES, Fail, NotDone, call_on_copy, how_it_stopped, is_messages, need_function, once,
+                     overlap, random_history, run, verdict, word_bag, worked_history)
 
 CARD_HEADER = "[Summary of earlier work]"
 _CHANGED = ("return a NEW list (head + [card] + tail); never insert into, delete from or edit the list you were "
             "given -- the raw history stays whole, the strategy only decides what is sent.")
-_SPLIT_CHANGED = ("slice the history into three new lists (messages[:1], messages[1:cut], messages[cut:]); never "
-                  "pop from or edit the list you were given -- it is the raw history.")
+_SPLIT_CHANGED = ("slice the history into three new lists; never pop from or edit the list you were given -- it is "
+                  "the raw history.")
+_SPLIT_ALIAS = ("each zone is a new list (a slice), never the list you were given itself: a later change to one would "
+                "change the other.")
+_COMPACT_ALIAS = ("return a copy, list(messages), even when there is nothing to compact: the caller keeps appending to "
+                  "its history, and what was sent must not change with it.")
 
 
-def reference_split(messages, keep_messages):
-    cut = max(1, len(messages) - keep_messages)
-    while cut < len(messages) and tool_results(messages[cut]):
-        cut -= 1            # the tail may not start with a result: take its tool_use along
-    return messages[:1], messages[1:cut], messages[cut:]
+def tail_problem(messages, keep, tail) -> str | None:
+    """What is wrong with ``tail`` as the verbatim tail of ``messages`` for ``keep`` messages, or None.
+
+    It never picks the tail itself: it asks whether yours starts at a message that is not a tool_result,
+    holds at least the last ``keep`` messages (all after the head, if there are fewer), and is longer only
+    because each shorter tail would have started with a tool_result.
+    """
+    n, length = len(messages), len(tail)
+    at_least = min(keep, max(n - 1, 0))
+    if length > max(n - 1, 0):
+        return "head"
+    if tail and tool_results(tail[0]):
+        return "orphan"
+    if length < at_least:
+        return "short"
+    if any(not tool_results(messages[start]) for start in range(n - length + 1, n - at_least + 1)):
+        return "long"
+    return None
 
 
 def _split_scenarios(seed: int):
     yield worked_history(), 3          # the notebook's example: the last 3 would start with a tool_result
     yield [], 3                        # nothing yet
     yield worked_history()[:1], 2      # the request alone
+    yield worked_history()[:3], 1      # the request and one turn: the last message is a tool_result
     yield worked_history(), 0          # no tail at all
+    yield worked_history(), 6          # a tail of everything after the request
     yield worked_history(), 20         # a tail longer than the history
     rng = random.Random(seed)
     for _ in range(40):
         yield random_history(rng, wide=0.1), rng.randint(0, 7)
 
 
+_ZONES = "return a tuple of three lists, (head, middle, tail): the zones, not one list of messages."
+_TAIL_HINTS = {
+    "head": "the tail never reaches into the head: the request stays in the head alone, even when keep_messages "
+            "is as long as the history.",
+    "orphan": "if the tail would start with a tool_result, move the boundary back one message so the assistant's "
+              "tool_use stays with its result.",
+    "short": "your tail is too short: it keeps at least the last keep_messages messages, and when those would "
+             "start with a tool_result, one message MORE (move the boundary back, towards the head).",
+    "long": "keep_messages counts messages, not turns: the tail is the last keep_messages messages, or one more "
+            "when it would otherwise start with a tool_result. keep_messages=0 means no tail.",
+}
+
+
 def check_split_zones(split_zones, seed: int = 4) -> bool:
-    """(head, middle, tail): the request, the part to summarize, the newest keep_messages, pairs whole."""
+    """Checks split_zones(messages, keep_messages), the rules as the task states them:
+
+    - Return a tuple of three lists, `(head, middle, tail)`; never change `messages`.
+    - head: the request, `messages[:1]`.
+    - tail: the last `keep_messages` messages -- but if that would start with a tool_result, one more message so its tool_use comes along; the tail never reaches into the head; `keep_messages=0` means no tail.
+    - middle: everything in between. `head + middle + tail` is the history, nothing lost, nothing twice.
+    - An empty history gives `([], [], [])`.
+
+    On the notebook's example, the edges (no history, the request alone, one turn, no tail, a tail longer
+    than the history) and 40 fresh histories.
+    """
 
     def body():
         need_function(split_zones, "split_zones")
         count = 0
-        for messages, keep in _split_scenarios(seed):
+        for messages, keep in once(("split cases", seed), lambda: list(_split_scenarios(seed))):
             size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
             got = call_on_copy(f"split_zones(<{size}>)", split_zones, messages, keep, changed_hint=_SPLIT_CHANGED,
+                               alias_hint=_SPLIT_ALIAS,
                                hint="an empty history splits into three empty zones: ([], [], [])."
                                if not messages else None)
-            if not (isinstance(got, (tuple, list)) and len(got) == 3 and all(isinstance(z, list) for z in got)):
-                raise Fail(f"[{size}] split_zones returned {type(got).__name__}",
-                           "return a tuple of three lists: head, middle, tail.")
+            if not (isinstance(got, tuple) and len(got) == 3 and all(is_messages(z) for z in got)):
+                raise Fail(f"[{size}] split_zones returned {type(got).__name__}"
+                           + (f" of {len(got)} items" if isinstance(got, (list, tuple)) else ""), _ZONES)
             head, middle, tail = got
-            if tail and tool_results(tail[0]):
-                raise Fail(f"[{size}] your tail starts with a tool_result whose tool_use is in the summarized middle",
-                           "if the tail would start with a tool_result, move the boundary back one message so the "
-                           "assistant's tool_use stays with its result.")
             if head != messages[:1]:
                 raise Fail(f"[{size}] the head holds {len(head)} messages",
                            "the pinned head is the request alone, messages[:1] (the system prompt travels beside "
@@ -73,17 +120,11 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
             if head + middle + tail != messages:
                 raise Fail(f"[{size}] head + middle + tail is not the history",
                            "every message lands in exactly one zone, in order: nothing lost, nothing twice.")
-            want = reference_split(messages, keep)[2]
-            if len(tail) != len(want):
-                if len(tail) < len(want):
-                    hint = ("your tail is too short: when the last keep_messages messages would start with a "
-                            "tool_result, take one message MORE (move the boundary back, towards the head), "
-                            "so the tool_use comes along.")
-                else:
-                    hint = ("keep_messages counts messages, not turns: the tail is the last keep_messages "
-                            "messages, or one more when it would otherwise start with a tool_result. It never "
-                            "reaches into the head.")
-                raise Fail(f"[{size}] the tail holds {len(tail)} messages, {len(want)} expected", hint)
+            problem = tail_problem(messages, keep, tail)
+            if problem:
+                raise Fail(f"[{size}] the tail holds {len(tail)} message{'' if len(tail) == 1 else 's'}"
+                           + (", starting with a tool_result whose tool_use is in the summarized middle"
+                              if problem == "orphan" else ""), _TAIL_HINTS[problem])
             count += 1
         return (f"{count} histories (the example, edges, 40 fresh): request pinned, tail the right size, "
                 "no pair split.")
@@ -92,23 +133,33 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
 
 
 def check_compact(compact, seed: int = 5) -> bool:
-    """head + one summary card + tail; the summarizer sees exactly the middle, once; the input untouched."""
+    """Checks compact(messages, summarize, keep_messages), the rules as the task states them:
+
+    - Split the history as `split_zones` does, call `summarize(middle)` once, and return a new list: head + one card + tail.
+    - The card is a user message whose text is exactly the header line `[Summary of earlier work]`, a newline, then what `summarize` returned, unchanged.
+    - When the middle is empty there is nothing to summarize: do not call `summarize`, and return a copy of the list, unchanged.
+    - Never insert into, delete from or edit the list you were given.
+
+    On the same histories as split_zones, with a summarize that records what it was given.
+    """
 
     def body():
         need_function(compact, "compact")
         count = 0
-        for n, (messages, keep) in enumerate(_split_scenarios(seed)):
-            seen = []
+        for n, (messages, keep) in enumerate(once(("split cases", seed), lambda: list(_split_scenarios(seed)))):
+            seen, returned = [], []
 
             def summarize(part, n=n):
-                seen.append(list(part))
-                return f"Goal: task {n}.\nDone: read {len(part)} messages."
+                seen.append(list(part) if isinstance(part, list) else part)
+                returned.append(f"Goal: task {n}.\nDone: read {len(part) if isinstance(part, list) else 0} "
+                                "messages.")
+                return returned[-1]
 
             size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
             out = call_on_copy(f"compact(<{size}>, summarize, {keep})", compact, messages, summarize, keep,
-                               changed_hint=_CHANGED,
+                               changed_hint=_CHANGED, alias_hint=_COMPACT_ALIAS,
                                hint="an empty history has nothing to compact: return []." if not messages else None)
-            problem = compact_problem(messages, keep, out, seen, summarize_text(n, seen), size)
+            problem = compact_problem(messages, keep, out, seen, returned[0] if returned else "", size)
             if problem:
                 raise problem
             count += 1
@@ -118,32 +169,40 @@ def check_compact(compact, seed: int = 5) -> bool:
     return verdict("compact", body)
 
 
-def summarize_text(n, seen) -> str:
-    return f"Goal: task {n}.\nDone: read {len(seen[0])} messages." if seen else ""
-
-
-def compact_problem(messages, keep, out, seen, card_text, size) -> Fail | None:
-    head, middle, tail = reference_split(messages, keep)
+def compact_problem(messages, keep, out, seen, returned, size) -> Fail | None:
     if out is None:
         return Fail(f"[{size}] compact returned None", "return the new list of messages: head + [card] + tail.")
-    if not isinstance(out, list):
+    if not is_messages(out):
         return Fail(f"[{size}] compact returned {type(out).__name__}", "return the new list of messages.")
-    if not middle:
-        if seen or out != messages:
-            return Fail(f"[{size}] there was nothing between head and tail, yet "
-                        + ("summarize was called" if seen else "the list changed"),
-                        "when the middle is empty there is nothing to summarize: return the list as it is.")
+    if not seen:
+        nothing_between = len(messages) <= 1 or tail_problem(messages, keep, messages[1:]) is None
+        if not nothing_between:
+            return Fail(f"[{size}] summarize was never called, though there was a middle to summarize",
+                        "split with your split_zones and summarize the middle: head + [card] + tail.")
+        if out != messages:
+            return Fail(f"[{size}] there was nothing between head and tail, yet the list changed",
+                        "when the middle is empty there is nothing to summarize: return a copy of the list as it is.")
         return None
     if len(seen) != 1:
         return Fail(f"[{size}] summarize was called {len(seen)} times", "one summary call per compaction.")
-    if seen[0] != middle:
-        extra = ("the request" if seen[0][:1] == head else
-                 "the recent tail" if tail and seen[0][-len(tail):] == tail else "")
-        return Fail(f"[{size}] summarize got {len(seen[0])} messages, the middle has {len(middle)}"
-                    + (f" (you also gave it {extra})" if extra else ""),
+    middle = seen[0]
+    if not isinstance(middle, list) or not middle:
+        return Fail(f"[{size}] summarize was given {middle!r:.40}", "when the middle is empty there is nothing "
+                    "to summarize: do not call summarize, return a copy of the list as it is.")
+    if messages[:1] == middle[:1]:
+        return Fail(f"[{size}] summarize got {len(middle)} messages, starting with the request",
                     "summarize only the middle: the request stays pinned and the tail stays word for word.")
+    if messages[1:1 + len(middle)] != middle:
+        return Fail(f"[{size}] summarize got {len(middle)} messages that are not the middle of the history",
+                    "summarize only the middle, messages[1:cut]: the request stays pinned and the tail stays "
+                    "word for word.")
+    tail = messages[1 + len(middle):]
+    if tail_problem(messages, keep, tail):
+        return Fail(f"[{size}] summarize got {len(middle)} messages, so your tail holds {len(tail)}",
+                    "use your split_zones: the tail is the last keep_messages messages, moved back one if it "
+                    "would start with a tool_result; the middle is what lies between it and the request.")
     new = [i for i, m in enumerate(out) if m not in messages]
-    if any(m in out for m in middle if m not in head + tail):
+    if any(m in out for m in middle):
         return Fail(f"[{size}] the middle is still on the compacted desk",
                     "replace the whole middle with ONE summary message: head + [card] + tail.")
     if len(new) != 1:
@@ -159,7 +218,7 @@ def compact_problem(messages, keep, out, seen, card_text, size) -> Fail | None:
         else:
             hint = "head + [card] + tail: the card sits where the middle was."
         return Fail(f"[{size}] the card is message {where} of {len(out)}", hint)
-    if not out or out[0] != messages[0]:
+    if out[0] != messages[0]:
         return Fail(f"[{size}] the compacted list does not start with the request",
                     "the request stays pinned at the front, untouched; only the middle becomes a summary.")
     card = out[1]
@@ -172,55 +231,75 @@ def compact_problem(messages, keep, out, seen, card_text, size) -> Fail | None:
         return Fail(f"[{size}] the card starts {text[:30]!r}",
                     f"start the card with the header line {CARD_HEADER}, then a newline, then the summary: the "
                     "header tells the model this is the harness's note, not a new request from the user.")
-    if text[len(CARD_HEADER) + 1:].strip() != card_text.strip():      # a blank line more or less is fine
+    if text[len(CARD_HEADER) + 1:].strip() != returned.strip():      # a blank line more or less is fine
         return Fail(f"[{size}] after the header the card holds something other than what summarize returned",
                     "put the text summarize(middle) returned after the header, unchanged.")
     if out[2:] != tail:
         return Fail(f"[{size}] the tail after the card is not the last messages, word for word",
-                    "use your split_zones: the tail is the last keep_messages messages, moved back one if it "
-                    "would start with a tool_result.")
+                    "after the card, the tail exactly as split_zones gives it: nothing dropped, nothing edited.")
     return None
 
 
 # ---- task 3: the prompt that decides what survives -----------------------------------------------------
 
-_PROMPT_SCENARIOS = [(3, 5000, RULES[0]), (2, 4500, RULES[1]), (4, 5500, RULES[2])]
+_PROMPT_SCENARIOS = [(3, 5000, RULES[0], 220), (2, 4500, RULES[1], 220), (4, 5500, RULES[2], 100)]
 
 
 def check_compaction_prompt(prompt) -> bool:
-    """ThreeZoneCompaction(prompt=yours), the rule said mid-task: staging, and the rule in the summary."""
+    """Checks MY_PROMPT, the rules as the task states them:
+
+    - One string, with a `{transcript}` placeholder inside `<transcript>` ... `</transcript>` tags; any other brace doubled.
+    - It asks for sections as bullet lines, and one of them always carries the standing constraints.
+    - Every card stays within the card's word limit: say it with `{max_words}`, never a number of your own.
+    - It asks for a summary in so many words -- summarize, compact or fold: the offline model reads nothing else as a summary request.
+    - It names no rule of its own: the card carries the rules the user gave.
+    - Your own words: the lesson's `COMPACTION_TEMPLATE`, copied, is refused.
+
+    ThreeZoneCompaction(prompt=yours) on three runs: the rule said at lap 2, 3 or 4 in three wordings,
+    one of them with a 100-word limit. Each run must finish with the fix on staging, its last card must
+    carry the rule, and no card may be over the limit.
+    """
 
     def body():
         prompt_shape(prompt)
-        for number, (at, window, (rule, piece)) in enumerate(_PROMPT_SCENARIOS):
+        for number, (at, window, (rule, piece), limit) in enumerate(_PROMPT_SCENARIOS):
             task = file_reading_task(rule_at_lap=at, rule=rule)
-            run_ = run(ThreeZoneCompaction(prompt=prompt), window, task)
-            where = f"window {window:,}, rule said at lap {at}"
-            last = _last_summary(run_, where, prompt)
+            run_ = run(ThreeZoneCompaction(prompt=prompt, max_words=limit), window, task)
+            where = f"window {window:,}, rule said at lap {at}, {limit} words a card"
+            last = _last_summary(run_, where, limit)
             kept = piece in last.lower()
             if run_.database_target != "staging" or not kept:
                 print(f"The last summary of that run:\n{last}\n")
-                limit = re.search(r"(\d+)\s+words", prompt)
-                if limit and int(limit.group(1)) < 60:
-                    hint = f"your word limit ({limit.group(1)}) leaves no room for the rule: allow more."
+                stated = re.search(r"(\d+)\s+words", prompt)
+                if stated and int(stated.group(1)) < 60:
+                    hint = f"your word limit ({stated.group(1)}) leaves no room for the rule: use {{max_words}}."
                 else:
-                    hint = ("the rule arrived mid-task, so it sits in the summarized middle. Ask for a "
-                            "standing-constraints section as a bullet ('- Standing constraints: every rule the "
-                            "user gave, word for word') and say it must always be included.")
+                    hint = _NO_RULES
                 raise Fail(f"[{where}] the fix went to {run_.database_target}; the last summary "
                            f"{'kept' if kept else 'lost'} the rule", hint)
             if number == 0:
                 print(f"The last summary of the first run:\n{last}\n")
-        return "3 runs with the rule said mid-task: every summary carried it, every fix went to staging."
+        return "3 runs with the rule said mid-task: every card carried it within its limit, every fix went to staging."
 
     return verdict("your compaction prompt", body)
 
 
-def _last_summary(run_, where, prompt) -> str:
+_NO_RULES = ("the rules arrived mid-task, so they sit in the summarized middle, and your card did not keep them: ask, "
+             "in a bullet line of its own, for a section that carries every rule the user gave, and say that it is "
+             "never left out.")
+
+
+def _asks_for_rules(prompt: str) -> bool:
+    """Does a bullet line of the prompt ask for the rules? (How the offline model reads a prompt's sections.)"""
+    return any(kind == "constraints" for _, kind in asked_sections(prompt))
+
+
+def _last_summary(run_, where, limit) -> str:
+    """The last card of a finished run; FAIL if the run did not finish, never compacted, or a card is too long."""
     summaries = [lap.summary for lap in run_.laps if lap.kind == "compact" and lap.summary]
     if run_.stopped != "answered":
         if run_.stopped == "overflow":
-            hint = "a summary must stay short enough to make room: ask for a word limit ({max_words})."
+            hint = "a summary must stay short enough to make room: ask for at most {max_words} words."
         elif run_.stopped == "max_laps":
             hint = ("the agent went round in circles: the card must tell it what it has already read and what is "
                     "pending, or it reads the same files again after every compaction.")
@@ -229,28 +308,50 @@ def _last_summary(run_, where, prompt) -> str:
         raise Fail(f"[{where}] the run did not finish ({how_it_stopped(run_)})", hint)
     if not summaries:
         raise Fail(f"[{where}] the run never compacted", "ask the model to summarize the transcript.")
+    longest = max(summaries, key=lambda card: len(card.split()))
+    if len(longest.split()) > limit:
+        raise Fail(f"[{where}] a card was {len(longest.split())} words, over the limit of {limit}",
+                   "the harness gives the card's word limit as {max_words}: put that placeholder in your prompt "
+                   "(\"at most {max_words} words\"), not a number of your own -- and not no limit at all.")
     return summaries[-1]
 
 
 def prompt_shape(prompt, name: str = "your compaction prompt") -> None:
-    """The prompt must be a string the harness can fill and the model will read as a summary request."""
+    """The prompt must be a string the harness can fill, the model reads as a summary request, and yours."""
     if prompt is None:
         raise NotDone(f"write {name} as a string, then run this cell.")
     if not isinstance(prompt, str):
-        raise Fail(f"the prompt is {prompt!r}, not a string", "write the prompt as one string.")
+        raise Fail(f"the prompt is {type(prompt).__name__}, not a string", "write the prompt as one string.")
     if "{transcript}" not in prompt:
         raise Fail("the prompt has no {transcript} placeholder",
                    "the harness puts the middle of the conversation where {transcript} is.")
-    if "<transcript>" not in prompt:
-        raise Fail("the prompt does not wrap the transcript in <transcript> tags",
-                   "write <transcript>\\n{transcript}\\n</transcript>: the offline model treats a message as a "
-                   "request to summarize only when it holds a <transcript> (Claude likes the tags too).")
+    inside = re.search(r"<transcript>(.*?)</transcript>", prompt, re.S)
+    if not inside or "{transcript}" not in inside.group(1):
+        raise Fail("the prompt does not wrap {transcript} in <transcript> ... </transcript> tags",
+                   "the offline model treats a message as a request to summarize only when it holds a "
+                   "<transcript> block with the transcript inside (Claude likes the tags too).")
+    if not re.search(r"\bsummar|\bcompact|\bfold\b", re.sub(r"<transcript>.*?</transcript>", " ", prompt, flags=re.S),
+                     re.I):
+        raise Fail("the prompt never asks for a summary in so many words",
+                   "say what you want -- summarize, compact or fold: the offline model writes a summary only when "
+                   "the prompt asks for one with such a word (Claude reads more, but say it anyway).")
     try:
         compaction_prompt("user: hello", 200, "", template=prompt)
     except (KeyError, IndexError, ValueError) as problem:
         raise Fail(f"the prompt cannot be filled in ({type(problem).__name__}: {problem})",
                    "only {transcript}, {max_words} and {focus} are filled in; write any other brace doubled, "
                    "{{ or }}.") from None
+    for lesson, original in (("COMPACTION_TEMPLATE", COMPACTION_TEMPLATE), ("FOLD_PROMPT", FOLD_PROMPT)):
+        if overlap(word_bag(prompt), word_bag(original)) >= COPIED:
+            raise Fail(f"the prompt is the lesson's {lesson}, nearly word for word",
+                       "write the prompt yourself: which sections does a fresh copy of the agent need, and which "
+                       "one must never be left out?")
+    own = [s for s in sentences(re.sub(r"<transcript>.*?</transcript>", " ", prompt, flags=re.S))
+           if ruled_out([s], ["production", "staging"])]          # a sentence the model reads as a database rule
+    if own:
+        raise Fail(f"the prompt itself states a rule: {own[0]!r}",
+                   "do not write the class's rule into the prompt (that only works for this one task): ask the "
+                   "card to carry whatever rules the user gave.")
 
 
 # ---- task 4 (homework): two rules on a 40-word card ---------------------------------------------------
@@ -273,7 +374,15 @@ def two_rules_task(first: str, first_at: int, second: str, second_at: int) -> Ta
 
 
 def check_two_rules_prompt(prompt) -> bool:
-    """ThreeZoneCompaction(prompt=yours, max_words=40), two rules said mid-task: both on the last card."""
+    """Checks TWO_RULES_PROMPT, the rules as the task states them:
+
+    - Every rule of MY_PROMPT: one string, `{transcript}` inside `<transcript>` tags, the word limit as `{max_words}`, a summary asked for in so many words, no rule of its own, your own words.
+    - With `max_words=40`, the last card holds both rules the user said in passing, word for word, and the fix goes to staging.
+    - No card is over 40 words.
+
+    ThreeZoneCompaction(prompt=yours, max_words=40) on two runs you have not seen, each with the production
+    rule and a rule the lessons never use, said at two different laps.
+    """
 
     def body():
         prompt_shape(prompt, "TWO_RULES_PROMPT")
@@ -281,20 +390,22 @@ def check_two_rules_prompt(prompt) -> bool:
             task = two_rules_task(rule, at, second, second_at)
             run_ = run(ThreeZoneCompaction(prompt=prompt, max_words=TIGHT_WORDS), window, task)
             where = f"window {window:,}, rules said at laps {at} and {second_at}, {TIGHT_WORDS} words a card"
-            last = _last_summary(run_, where, prompt)
+            last = _last_summary(run_, where, TIGHT_WORDS)
             missing = [p for p in (piece, second_piece) if p not in last.lower()]
             if missing or run_.database_target != "staging":
                 print(f"The last card of that run:\n{last}\n")
                 goal_first = last.lstrip().lower().startswith(("goal", "- goal", "task"))
-                if not missing:
+                if missing and not _asks_for_rules(prompt):
+                    hint = _NO_RULES
+                elif not missing:
                     hint = "both rules are on the card, yet the fix went elsewhere: keep the production rule's words."
                 elif goal_first:
                     hint = (f"{TIGHT_WORDS} words go fast, and your card spends them on the goal first. The request "
-                            "is pinned in the head, so the card need not repeat it: put the standing constraints "
-                            "first and leave out what the desk already shows.")
+                            "is pinned in the head, so the card need not repeat it: what does the desk already "
+                            "show without the card's help?")
                 else:
-                    hint = ("ask for the standing constraints first, every rule word for word, and little else: "
-                            "the model keeps the sections in the order you ask for them and cuts at the limit.")
+                    hint = ("the model keeps the sections in the order you ask for them and cuts at the limit: "
+                            "what must come first, and what can go?")
                 raise Fail(f"[{where}] the last card lost {missing[0]!r}" if missing else
                            f"[{where}] the fix went to {run_.database_target}", hint)
         return f"2 runs, two rules each, {TIGHT_WORDS}-word cards: both rules on every last card, fix on staging."

@@ -1,14 +1,20 @@
 """Checks for exercise 05, memory: ``MEMORY``, ``promote``, ``TIGHT_MEMORY``, ``GREENHOUSE_MEMORY``.
 
-Whether your CLAUDE.md holds the standing rule is decided the honest way: the check writes it to a
-temporary CLAUDE.md, loads it with ``harness.memory`` into session two's system prompt, runs the
-offline desk model, and looks where the fix went (``run.database_target``). The check itself does no
-keyword matching. So a rule the offline model cannot read fails, and the hint says that this is the
-offline model's limit (exercises/README.md, "The offline desk model", lists the wordings it reads).
+Whether your CLAUDE.md holds the standing rule is decided the honest way: the check writes it as the
+CLAUDE.md of a temporary copy of the codebase, loads it with ``harness.memory`` (its ``@`` imports
+too) into session two's system prompt, runs the offline desk model, and looks where the fix went
+(``run.database_target``). So a rule the offline model cannot read fails, and the hint says that this is
+the offline model's limit (exercises/README.md, "The offline desk model", lists the wordings it reads).
+
+What it counts before any run: the lines (at most four), the tokens of the memory AND of every file it
+imports, every file or folder it names and every marker it quotes (each must exist in the codebase),
+diary lines (what happened, instead of what always holds), and lines copied from a CLAUDE.md that is
+not yours -- the same words shuffled count as copied. The greenhouse's own CLAUDE.md is not read: only
+a fingerprint of its words is kept here (salted hashes), enough to spot a copy, useless to read.
 
 ``promote`` is run on fresh temporary files, never the workspace's CLAUDE.md -- once with a write
 that fails half way (a full disk, injected by the check) to see that the file's old lines survive.
-Left out: user and local memory levels, and @imports (harness.memory loads them; the exercise does not).
+Left out: user and local memory levels (harness.memory loads them; the exercise does not).
 """
 
 from __future__ import annotations
@@ -17,36 +23,29 @@ import builtins
 import contextlib
 import errno
 import io
+import os
 import random
 import tempfile
 from pathlib import Path
 
+import harness.promote
 from harness.loop import run_agent
-from harness.memory import load_memory, system_prompt
+from harness.memory import system_prompt
 from harness.tokens import tiktoken_count
 from harness.tools import REPO_ROOT, WORKSPACE, Toolbox
 
-from .common import GOALS, Fail, NotDone, call, model, need_function, once, verdict
+from .common import GOALS, Fail, call, model, need_function, once, verdict, watching
+from .memory_rules import GREENHOUSE_FINGERPRINT, MEMORY_CAP, lines_of, memory_shape, with_memory
 
-MEMORY_CAP = 150               # tokens: the most this class lets a four-line CLAUDE.md cost per turn
 TIGHT_CAP = 30                 # tokens: the squeezed memory of task 3
 README = "exercises/README.md, 'The offline desk model'"
-
-
-def with_memory(memory: str) -> str:
-    """Session two's system prompt with ``memory`` loaded as the project's CLAUDE.md, through harness.memory."""
-    if not memory or not memory.strip():
-        return system_prompt(None)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "CLAUDE.md"
-        path.write_text(memory, encoding="utf-8")
-        return system_prompt(load_memory(user=None, project=path, local=None))
+GREENHOUSE = REPO_ROOT / "workspaces" / "greenhouse"
 
 
 def session_two(goal: str, memory: str | None, root: Path = WORKSPACE):
     """A new session on the workspace at ``root``, with ``memory`` (or none) loaded as its CLAUDE.md."""
     return run_agent(goal, model(20000), tools=Toolbox(root), max_laps=80,
-                     system=with_memory(memory) if memory else system_prompt(None))
+                     system=with_memory(memory, root) if memory else system_prompt(None))
 
 
 def _sessions(memory: str, label: str, goals=GOALS, root: Path = WORKSPACE):
@@ -65,11 +64,22 @@ def _sessions(memory: str, label: str, goals=GOALS, root: Path = WORKSPACE):
         yield n, before, after
 
 
+# ---- task 1: four lines ------------------------------------------------------------------------------
+
 def check_memory(memory, budget) -> bool:
-    """At most four lines, within your budget; session two skips rediscovery and uses staging."""
+    """Checks MEMORY and MEMORY_BUDGET, the rules as the task states them:
+
+    - MEMORY is one string of at most four lines; MEMORY_BUDGET a whole number of tokens, at most 150.
+    - MEMORY, and every file it imports with `@path`, come to at most MEMORY_BUDGET tokens (cl100k): an imported file is loaded on every turn too.
+    - Every file or folder it names exists in the codebase, and a marker it quotes in backticks (`-- ...`) is one the codebase's files hold.
+    - No diary: what is always true (rules, where things live), not what happened -- no line with I or we did, yesterday, today, last session or session one, and none that starts with found, fixed, ran, tried, ...
+    - Your own words: lines of the workspace's own CLAUDE.md, even with their words shuffled, are refused.
+    - Session two, on three wordings of the request, reads fewer files than without memory and runs the fix on staging.
+    """
 
     def body():
-        lines, cost = memory_shape(memory, budget)
+        lines, cost = memory_shape(memory, budget, originals=[("the workspace's own CLAUDE.md",
+                                                                lines_of(WORKSPACE / "CLAUDE.md"))])
         after = None
         for n, before, after in _sessions(memory, "memory"):
             if len(after.files_read) >= len(before.files_read):
@@ -83,36 +93,15 @@ def check_memory(memory, budget) -> bool:
     return verdict("your CLAUDE.md", body)
 
 
-def memory_shape(memory, budget, name: str = "MEMORY", cap: int = MEMORY_CAP) -> tuple[list[str], int]:
-    """Four lines at most, a sensible budget, and within it. Returns (lines, tokens)."""
-    if memory is None or budget is None:
-        raise NotDone(f"write {name} (the text of CLAUDE.md)" + (" and MEMORY_BUDGET (tokens)" if name == "MEMORY"
-                                                                  else "") + ", then run this cell.")
-    if not isinstance(memory, str) or not memory.strip():
-        raise Fail(f"{name} is not a piece of text", "write CLAUDE.md as one string, one fact or rule per line.")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-        raise Fail(f"MEMORY_BUDGET is {budget!r}", "give a positive whole number of tokens.")
-    lines = [line for line in memory.splitlines() if line.strip()]
-    if len(lines) > 4:
-        raise Fail(f"{name} has {len(lines)} lines",
-                   "at most four lines: CLAUDE.md is loaded on every turn of every session, so only durable rules "
-                   "and where-things-live pointers belong in it, not a diary or the codebase.")
-    if budget > cap:
-        raise Fail(f"a budget of {budget:,} tokens is too generous",
-                   f"CLAUDE.md is paid on every turn: keep it to {cap} tokens or less.")
-    cost = tiktoken_count(memory)
-    if cost > budget:
-        raise Fail(f"{name} is {cost} tokens, over " + ("your own budget" if name == "MEMORY" else "the cap")
-                   + f" of {budget}", "trim it to the rules and pointers that matter"
-                   + (", or raise the budget (within the cap)." if name == "MEMORY" else
-                      ": which line made session two faster, and which only repeats what the code says?"))
-    return lines, cost
-
-
 # ---- task 3 (homework): squeeze it ---------------------------------------------------------------------
 
 def check_tight_memory(memory) -> bool:
-    """At most 30 tokens, and session two still reads as few files as with the workspace's own CLAUDE.md."""
+    """Checks TIGHT_MEMORY, the rules as the task states them:
+
+    - At most 30 tokens (cl100k), every imported file included, and at most four lines.
+    - Every rule of MEMORY about pointers, markers and diary lines.
+    - Session two, on three wordings of the request, runs the fix on staging and reads no more files than with the workspace's own CLAUDE.md.
+    """
 
     def body():
         lines, cost = memory_shape(memory, TIGHT_CAP, name="TIGHT_MEMORY", cap=TIGHT_CAP)
@@ -133,7 +122,6 @@ def check_tight_memory(memory) -> bool:
 
 # ---- task 4 (homework): a CLAUDE.md for another codebase ------------------------------------------------
 
-GREENHOUSE = REPO_ROOT / "workspaces" / "greenhouse"
 GREENHOUSE_GOALS = [
     "Beds whose sensors report in Fahrenheit get watered far too often. Find the cause in the code under src/ "
     "and db/, then apply the fix to the database.",
@@ -145,16 +133,19 @@ GREENHOUSE_GOALS = [
 
 
 def check_greenhouse_memory(memory) -> bool:
-    """The new-teammate test on workspaces/greenhouse: fewer files read, the fix on staging, three wordings."""
+    """Checks GREENHOUSE_MEMORY, the rules as the task states them:
+
+    - At most four lines and 150 tokens (cl100k), every imported file included.
+    - Every file or folder it names exists in workspaces/greenhouse/, and a marker it quotes is one its files hold.
+    - No diary lines (as in MEMORY).
+    - Written from scratch: lines of the greenhouse's own CLAUDE.md or of the class codebase's, even with their words shuffled, are refused.
+    - Session two on the greenhouse codebase, on three wordings of the request, reads fewer files than without memory and runs the fix on staging.
+    """
 
     def body():
-        lines, cost = memory_shape(memory, MEMORY_CAP, name="GREENHOUSE_MEMORY")
-        theirs = {_norm(line) for line in (GREENHOUSE / "CLAUDE.md").read_text(encoding="utf-8").splitlines()}
-        copied = [line for line in lines if _norm(line) in theirs]
-        if copied:
-            raise Fail(f"GREENHOUSE_MEMORY copies {copied[0]!r} from the workspace's own CLAUDE.md",
-                       "write the notebook yourself, from what you find in the code and its docs: that is the "
-                       "skill this task trains.")
+        lines, cost = memory_shape(memory, MEMORY_CAP, name="GREENHOUSE_MEMORY", root=GREENHOUSE, originals=[
+            ("the greenhouse's own CLAUDE.md fingerprint", GREENHOUSE_FINGERPRINT),
+            ("the class codebase's CLAUDE.md", lines_of(WORKSPACE / "CLAUDE.md"))])
         after = None
         for n, before, after in _sessions(memory, "your memory", GREENHOUSE_GOALS, GREENHOUSE):
             if len(after.files_read) >= len(before.files_read):
@@ -184,36 +175,67 @@ _MEMORY_POOL = [
     "- Sign-in lives in app/auth.py; data fixes are SQL files in migrations/.",
     "- A pending migration has `-- status: pending` on its second line.",
 ]
+# Lines that hold a constraint of the pool, or are held by one: another rule all the same.
+_NEAR = {
+    _CONSTRAINT_POOL[1]: "- Do not edit files under migrations/ that have already run. Ask before changing a new one.",
+    _CONSTRAINT_POOL[4]: "- No new dependencies",
+}
+HEADING = "Standing constraints:"
 
 
 def _summary_text(rng: random.Random, constraints: list[str], last: bool) -> str:
-    """A summary in the harness's shape: headed sections, bullets under the constraints heading."""
+    """A summary in the harness's shape: headed sections, bullets under the constraints heading and the next."""
     facts = ["Facts:", "- Cause: app/auth.py:40 — FIXME: case-sensitive email match",
              "- Noticed: app/db.py:25 — the nightly export never includes its first row",
              "- Noticed: no test covers a login that must not fail on capitals"]
-    rules = (["Standing constraints:"] + [f"- {c}" for c in constraints]) if constraints else []
+    rules = ([HEADING] + [f"- {c}" for c in constraints]) if constraints else []
     progress = ["Files read: app/auth.py, app/db.py, migrations/003_lowercase_emails.sql",
                 "Done / pending:", "- Done: read 3 files. Pending: apply the pending fix."]
     sections = [facts, progress, rules] if last else [rules, facts, progress]
     return "\n".join([f"Goal: {rng.choice(GOALS)}"] + [line for section in sections for line in section])
 
 
-def _norm(line: str) -> str:
-    return line.strip().lstrip("-*• ").strip().lower()
+def _bare(line: str) -> str:
+    """A memory line without its leading '- ' and outer spaces: how two lines are compared."""
+    line = line.strip()
+    return line[2:].strip() if line.startswith("- ") else line
+
+
+def _real_card() -> str:
+    """The last card of a real three-zone run with the rule said at lap 3 (made once, by the check)."""
+    from harness.compaction import ThreeZoneCompaction
+    from stage.tasks import file_reading_task
+
+    from .common import run
+    task = file_reading_task(rule_at_lap=3)
+    return [lap.summary for lap in run(ThreeZoneCompaction(), 5000, task).laps if lap.kind == "compact"][-1]
 
 
 def check_promote(promote, seed: int = 7) -> bool:
-    """Move the standing-constraints lines of a summary into a memory file, on fresh temp files, twice."""
+    """Checks promote(summary, memory_path), the rules as the task states them:
+
+    - `memory_path` is a `str` or a `Path`; the file may not exist yet (then create it).
+    - Take the lines that start with `- ` right under the `Standing constraints:` heading, up to the first line that is not one -- whatever their words. The next heading ends the section.
+    - Append each, exactly as it is in the summary (its `- ` included), unless the file already holds that line: compare whole lines, without the leading `- `. A line that only contains the rule, or is contained in it, is another line.
+    - A rule the summary lists twice is written once. If the file does not end with a newline, start on a new line.
+    - Return the lines you added, exactly as written, in order; `[]` if none. So running it twice changes nothing and returns `[]` the second time.
+    - Lose nothing: when the disk fills up while you write, the file's old lines must survive.
+    - Write it yourself: calling the harness's own `harness.promote` is refused.
+
+    On fresh temporary files: summaries with 0 to 3 rules (one listed twice, one a memory line nearly
+    holds), memories that already hold a rule, no file yet, no newline at the end, a real card, and a
+    disk that fills up mid-write.
+    """
 
     def body():
         need_function(promote, "promote")
         rng = random.Random(seed)
         with tempfile.TemporaryDirectory() as folder:
-            for n in range(9):
+            for n in range(11):
                 _promote_case(promote, rng, n, Path(folder) / f"case{n}" / "CLAUDE.md")
             _failing_write_case(promote, rng, Path(folder) / "full-disk" / "CLAUDE.md")
-        return ("9 fresh summaries and memory files, and one disk that filled up mid-write: rules promoted once, "
-                "the added lines returned, nothing else moved, nothing lost.")
+        return ("11 fresh summaries and memory files (a real card among them), and one disk that filled up "
+                "mid-write: rules promoted once, the added lines returned, nothing else moved, nothing lost.")
 
     return verdict("promote", body)
 
@@ -222,36 +244,92 @@ def _promote_case(promote, rng, n, path):
     """One case: some memory lines (or no file), a summary with 0-3 rules; promote, then promote again."""
     path.parent.mkdir()
     constraints = rng.sample(_CONSTRAINT_POOL, rng.randint(0 if n == 5 else 1, 3))
-    if n == 3 and _CONSTRAINT_POOL[5] not in constraints:
+    if n in (3, 8) and _CONSTRAINT_POOL[5] not in constraints:
         constraints.append(_CONSTRAINT_POOL[5])
     existing = rng.sample(_MEMORY_POOL, rng.randint(1, 3))
     if n % 3 == 1 and constraints:
         existing.append(f"- {constraints[0]}")                    # memory already holds one of them
+    if n in (6, 7):                                                # memory holds a line near a rule
+        near = _CONSTRAINT_POOL[1] if n == 6 else _CONSTRAINT_POOL[4]
+        constraints = [near] + [c for c in constraints if c != near]
+        existing.append(_NEAR[near])
+    summary = _summary_text(rng, constraints, last=n % 2 == 0)
+    listed = [f"- {c}" for c in constraints]
+    if n == 8:                                                     # the summary lists a rule twice
+        summary = summary.replace(listed[0], listed[0] + "\n" + listed[0])
+    if n == 9:                                                     # a real card from a run
+        summary = once(("promote card",), _real_card)
+        constraints = [_bare(line) for line in _under_heading(summary)]
     if n == 2:
         existing = []                                              # no CLAUDE.md yet
     else:
         path.write_text("\n".join(existing) + ("" if n == 4 else "\n"), encoding="utf-8")
-    summary = _summary_text(rng, constraints, last=n % 2 == 0)
     where = (f"case {n + 1}: {len(existing)} lines in memory, {len(constraints)} constraints in the summary"
-             + (", no trailing newline" if n == 4 else ", no CLAUDE.md yet" if n == 2 else "")
-             + (", one already in memory" if n % 3 == 1 and constraints and n != 2 else ""))
+             + {4: ", no newline at the end", 2: ", no CLAUDE.md yet", 6: ", memory holds a longer rule",
+                7: ", memory holds a shorter rule", 8: ", one rule listed twice", 9: " (a real card)"}.get(n, "")
+             + (", one already in memory" if n % 3 == 1 and n not in (2, 7) else ""))
     target = str(path) if n % 2 else path                          # a str or a Path, both must work
-    returned = call(f"promote(summary, memory_path) [{where}]", promote, summary, target)
+    with watching(harness.promote.__file__) as borrowed, elsewhere(where):
+        returned = call(f"promote(summary, memory_path) [{where}]", promote, summary, target)
+    if borrowed:
+        raise Fail(f"[{where}] your promote called the harness's own ({borrowed[0]} in harness/promote.py)",
+                   "write promote yourself: reading the summary and appending to the file is the exercise.")
     if not path.exists():
         raise Fail(f"[{where}] no memory file was written", "create the file when it does not exist yet.")
     first = path.read_text(encoding="utf-8")
-    lines = [line for line in first.splitlines() if line.strip()]
+    lines = [line.rstrip() for line in first.splitlines() if line.strip()]
     _memory_lines_problem(lines, existing, constraints, where)
     added = [line for line in lines if line not in existing]
     _returned_problem(returned, added, existing, where)
-    again = call(f"promote run a second time [{where}]", promote, summary, target)
+    with elsewhere(where):
+        again = call(f"promote run a second time [{where}]", promote, summary, target)
     if path.read_text(encoding="utf-8") != first:
         raise Fail(f"[{where}] running promote twice changed the file",
-                   "do not duplicate lines: before appending, check what the file already holds (compare the "
-                   "text without the leading '- ').")
+                   "do not duplicate lines: before appending, check what the file already holds.")
     if again not in ([], ()):
         raise Fail(f"[{where}] the second run returned {again!r}, though it added nothing",
                    "return only the lines this call added: the second time, that is [].")
+
+
+_GUARDED = [WORKSPACE / "CLAUDE.md", GREENHOUSE / "CLAUDE.md"]
+
+
+@contextlib.contextmanager
+def elsewhere(where: str):
+    """Run promote from an empty folder of its own; FAIL if it wrote anywhere but the file it was given.
+
+    A promote that ignores ``memory_path`` and writes "CLAUDE.md" lands in that empty folder, where the
+    check sees it; one that writes a workspace's own CLAUDE.md gets that file put back as it was.
+    """
+    before = {p: p.read_bytes() for p in _GUARDED if p.exists()}
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)
+        try:
+            yield
+        finally:
+            os.chdir(here)
+            strays = sorted(p.name for p in Path(folder).iterdir())
+            touched = [p for p, data in before.items() if not p.exists() or p.read_bytes() != data]
+            for p in touched:
+                p.write_bytes(before[p])
+    if touched or strays:
+        raise Fail(f"[{where}] promote wrote to " + (f"{touched[0]} (now put back as it was)" if touched else
+                                                     f"{strays[0]} in the folder it was run from")
+                   + ", not to the memory_path it was given",
+                   "write to memory_path, the file you are given -- never a path of your own.")
+
+
+def _under_heading(summary: str) -> list[str]:
+    """The bullet lines right under the heading of a card the check did not write (a real run's)."""
+    lines = summary.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == HEADING) + 1
+    bullets = []
+    for line in lines[start:]:
+        if not line.strip().startswith("- "):
+            break
+        bullets.append(line.strip())
+    return bullets
 
 
 def _returned_problem(returned, added, existing, where):
@@ -261,7 +339,7 @@ def _returned_problem(returned, added, existing, where):
     if not isinstance(returned, (list, tuple)) or not all(isinstance(x, str) for x in returned):
         raise Fail(f"[{where}] promote returned {type(returned).__name__}",
                    "return a list of strings, the lines added.")
-    held = [x for x in returned if _norm(x) in {_norm(e) for e in existing}]
+    held = [x for x in returned if _bare(x) in {_bare(e) for e in existing}]
     if held:
         raise Fail(f"[{where}] promote returned {held[0]!r}, which memory already held",
                    "return only the lines this call added; a constraint already in memory was skipped, so it is "
@@ -279,23 +357,31 @@ def _memory_lines_problem(lines, existing, constraints, where):
                        "the file did not end with a newline, so your first line was glued onto its last one: "
                        "start on a new line." if glued else
                        "append to the memory file; never overwrite what it already holds.")
-    for rule in constraints:
-        count = sum(_norm(line) == _norm(rule) for line in lines)
-        if count > 1:
+    for rule in dict.fromkeys(constraints):
+        bullet = f"- {rule}"
+        count = lines.count(bullet) + (lines.count(rule) if bullet not in existing else 0)
+        if count > 1 + existing.count(bullet):
             raise Fail(f"[{where}] the constraint {rule!r} is in memory {count} times",
-                       "each standing constraint belongs in memory exactly once: skip the ones already there "
-                       "(compare without the leading '- ').")
-        if count == 0:
+                       "each standing constraint belongs in memory exactly once: skip the ones already there, and "
+                       "a rule the summary lists twice is written once.")
+        if bullet not in lines:
+            if rule in lines or any(_bare(line) == rule for line in lines):
+                raise Fail(f"[{where}] the constraint {rule!r} went into memory without its dash",
+                           "write each line exactly as it is in the summary, its leading '- ' included: memory is a "
+                           "list of bullets.")
+            near = [e for e in existing if e != bullet and (rule in e or _bare(e) in rule)]
             raise Fail(f"[{where}] the constraint {rule!r} is not in memory as a line of its own",
-                       "take every bullet under the 'Standing constraints:' heading of the summary, whatever its "
-                       "words: a rule need not say never, not or always. One line each.")
-    allowed = {_norm(x) for x in existing + constraints}
-    strays = [line for line in lines if _norm(line) not in allowed]
+                       f"memory held {near[0]!r}, which is another line: compare whole lines (without the leading "
+                       "'- '), not whether one contains the other." if near else
+                       "take every bullet right under the 'Standing constraints:' heading, whatever its words: a "
+                       "rule need not say never, not or always. One line each.")
+    allowed = set(existing) | {f"- {c}" for c in constraints}
+    strays = [line for line in lines if line not in allowed]
     if strays:
         raise Fail(f"[{where}] memory gained {strays[0]!r}",
-                   "only the lines under the 'Standing constraints:' heading belong in memory: the goal, facts "
-                   "and progress stay in the summary (they are this session's, not the project's), even a fact "
-                   "that says 'never'.")
+                   "only the bullets right under the 'Standing constraints:' heading belong in memory, up to the "
+                   "first line that is not one: the next heading ends the section. The goal, facts and progress "
+                   "stay in the summary (they are this session's, not the project's), even a fact that says 'never'.")
 
 
 # ---- a disk that fills up mid-write -------------------------------------------------------------------

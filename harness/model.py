@@ -35,7 +35,8 @@ class ContextOverflow(Exception):
     def __init__(self, sent: int | None, window: int | None, detail: str = ""):
         self.sent, self.window = sent, window
         size = f"{sent:,} tokens were sent to a {window:,}-token window" if sent and window else detail
-        super().__init__(f"Context overflow: {size}. The desk is full; a context strategy must make room.")
+        super().__init__(f"Context overflow: {size}. The desk is full and nothing made room: use a context strategy, "
+                         "or give the one in use more room (a bigger window, a lower threshold, a smaller tail).")
 
 
 class ModelError(Exception):

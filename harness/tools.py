@@ -3,10 +3,11 @@
 Five tools: ``list_files``, ``read_file``, ``search``, ``run_sql`` and ``remember``.
 Every problem (a path outside the workspace, a missing or binary file, a bad argument)
 comes back to the model as an error *tool result*; nothing raises out of the loop.
+``read_file`` shows a long file in parts (``offset``, ``limit``) and says which lines it showed.
 
 Deliberate simplifications:
-* ``run_sql`` never executes anything. It records the statement and its target, and flags
-  any statement aimed at the default target (``production``). The lessons only need to see *where* the agent aimed.
+* ``run_sql`` never executes anything. It records the statement and its target, and flags any statement
+  aimed at the default target (``production``): the lessons only need to see *where* the agent aimed.
 * ``remember`` hands the fact to a callback (``harness.memory`` writes it to CLAUDE.md);
   without one it just keeps the fact in ``toolbox.remembered``.
 * No writing or editing of files, no shell.
@@ -14,7 +15,6 @@ Deliberate simplifications:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Callable
 
@@ -25,7 +25,7 @@ DEFAULT_TARGET = "production"    # what an agent aims at when nothing on its des
 MAX_RESULT_CHARS = 6000          # a tool result longer than this is cut, with a visible note
 MAX_FILE_BYTES = 2_000_000       # larger files are refused instead of read
 MAX_ARGUMENT_CHARS = 20_000      # a longer string argument is refused, not searched or recorded
-JSON_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool}
+JSON_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool, "integer": int}
 
 
 class ToolError(Exception):
@@ -35,8 +35,10 @@ class ToolError(Exception):
 TOOL_SCHEMAS = [
     {"name": "list_files", "description": "List the files under a folder of the workspace (default: all).",
      "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
-    {"name": "read_file", "description": "Read one file of the workspace, with line numbers.",
-     "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+    {"name": "read_file", "description": "Read a file of the workspace, with line numbers; for part of a long file, "
+     "offset (its first line) and limit (how many lines).", "input_schema": {"type": "object", "properties": {
+         "path": {"type": "string"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}},
+         "required": ["path"]}},
     {"name": "search", "description": "Find the lines of the workspace that contain a text (case-insensitive).",
      "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
     {"name": "run_sql", "description": "Run one SQL statement on a named database target.",
@@ -73,12 +75,9 @@ class Toolbox:
         self.remembered: list[str] = []
 
     def run(self, call: dict) -> dict:
-        """Answer one tool_use block with a tool_result block; anything malformed gets an error result.
-
-        Whatever a model sends -- an unknown tool, an input that is not an object, a missing, extra or
-        wrongly typed argument, a NUL byte, a huge string -- comes back as an ``is_error`` result
-        saying what was wrong. Nothing raises out of here.
-        """
+        """Answer one tool_use block with a tool_result block. Whatever a model sends -- an unknown tool,
+        an input that is not an object, a missing, extra or wrongly typed argument, a NUL byte, a huge
+        string -- comes back as an ``is_error`` result saying what was wrong. Nothing raises out of here."""
         tool_use_id = call.get("id") if isinstance(call, dict) else None
         tool_use_id = tool_use_id if isinstance(tool_use_id, str) and tool_use_id else "toolu_missing_id"
         name = call.get("name") if isinstance(call, dict) else None
@@ -96,8 +95,7 @@ class Toolbox:
         """The schema of a tool on offer, or a ToolError naming the tools there are."""
         offered = {schema["name"]: schema for schema in self.schemas}
         if not isinstance(name, str) or name not in offered or not hasattr(self, f"_tool_{name}"):
-            shown = repr(name)[:80]
-            raise ToolError(f"There is no tool called {shown}; the tools are {', '.join(offered)}.")
+            raise ToolError(f"There is no tool called {repr(name)[:80]}; the tools are {', '.join(offered)}.")
         return offered[name]
 
     # ---- the tools --------------------------------------------------------------------
@@ -109,8 +107,10 @@ class Toolbox:
         files = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, self.root))
         return "\n".join(str(p.relative_to(self.root)) for p in files) or "(no files)"
 
-    def _tool_read_file(self, path: str) -> str:
+    def _tool_read_file(self, path: str, offset: int | None = None, limit: int | None = None) -> str:
         file = self.resolve(path)
+        if file.is_dir():       # a folder where a file was expected: say what is in it instead of failing
+            return f"{path!r} is a folder, not a file. Its files:\n" + self._tool_list_files(path)
         if not file.is_file():
             raise ToolError(f"There is no file {path!r} in the workspace.")
         if file.stat().st_size > MAX_FILE_BYTES:
@@ -118,9 +118,21 @@ class Toolbox:
         data = file.read_bytes()
         if b"\x00" in data[:8192]:
             raise ToolError(f"{path!r} is a binary file; only text files can be read.")
-        text = data.decode("utf-8", errors="replace")
-        self.reads.append(str(file.relative_to(self.root)))
-        return "\n".join(f"{n:>4}  {line}" for n, line in enumerate(text.splitlines(), start=1))
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        first, count = 1 if offset is None else offset, len(lines) if limit is None else limit
+        if first < 1 or count < 1 or (lines and first > len(lines)):
+            raise ToolError(f"{path!r} has {len(lines)} lines; offset counts from line 1 and limit is at least 1.")
+        shown, size, last = [], 0, first - 1
+        for last in range(first, min(first + count - 1, len(lines)) + 1):   # whole lines, as many as fit
+            shown.append(f"{last:>4}  {lines[last - 1]}"[:MAX_RESULT_CHARS - 100])
+            size += len(shown[-1]) + 1
+            if size > MAX_RESULT_CHARS - 100 and len(shown) > 1:
+                shown, last = shown[:-1], last - 1
+                break
+        name, whole = str(file.relative_to(self.root)), first == 1 and last >= len(lines)
+        self.reads.append(name if whole else f"{name}:{first}-{last}")   # a part is named by its lines
+        more = f"; to read on: offset={last + 1}" if last < len(lines) else ""
+        return "\n".join(shown + ([] if whole else [f"[lines {first}-{last} of {len(lines)} shown{more}]"]))
 
     def _tool_search(self, text: str) -> str:
         if not isinstance(text, str) or not text.strip():
@@ -205,9 +217,9 @@ def _checked_arguments(name: str, schema: dict, given) -> dict:
     for key, value in given.items():
         spec = fields[key]
         wanted = JSON_TYPES.get(spec.get("type"))
-        if wanted and not isinstance(value, wanted):
-            raise ToolError(f"bad arguments for {name}: {key!r} must be a {spec['type']}, "
-                            f"not {type(value).__name__}.")
+        if wanted and (not isinstance(value, wanted) or (wanted is int and isinstance(value, bool))):
+            raise ToolError(f"bad arguments for {name}: {key!r} must be {'an' if spec['type'] == 'integer' else 'a'} "
+                            f"{spec['type']}, not {type(value).__name__}.")
         if isinstance(value, str) and "\x00" in value:
             raise ToolError(f"bad arguments for {name}: {key!r} holds a NUL byte.")
         if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
@@ -233,18 +245,15 @@ def _with_targets(targets: tuple[str, ...], default: str) -> list[dict]:
 
 def _result(tool_use_id: str, text: str, error: bool = False) -> dict:
     block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": text}
-    if error:
-        block["is_error"] = True
-    return block
+    return {**block, "is_error": True} if error else block
 
 
 def _cap(text: str) -> str:
     """Cut an oversized result, saying so where the model will see it."""
     if len(text) <= MAX_RESULT_CHARS:
         return text
-    shown = text[:MAX_RESULT_CHARS]
-    lines = len(re.findall("\n", text)) + 1
-    return f"{shown}\n[... output cut at {MAX_RESULT_CHARS:,} of {len(text):,} characters ({lines} lines) ...]"
+    return (f"{text[:MAX_RESULT_CHARS]}\n[... output cut at {MAX_RESULT_CHARS:,} of {len(text):,} characters "
+            f"({text.count(chr(10)) + 1} lines) ...]")
 
 
 def _hidden(path: Path, root: Path) -> bool:

@@ -48,9 +48,40 @@ def test_missing_and_binary_files_are_clear_errors(tmp_path):
 
 def test_oversized_output_is_cut_with_a_visible_note(tmp_path):
     (tmp_path / "big.txt").write_text("line of text\n" * 5000)
-    result = call(Toolbox(tmp_path), "read_file", path="big.txt")
+    result = call(Toolbox(tmp_path), "search", text="line")
     assert len(result["content"]) < MAX_RESULT_CHARS + 200
     assert "output cut" in result["content"]
+
+
+def test_a_long_file_is_shown_in_parts_that_say_which_lines_they_hold(tmp_path):
+    (tmp_path / "big.txt").write_text("".join(f"line {n} of text\n" for n in range(1, 5001)))
+    box = Toolbox(tmp_path)
+    first = call(box, "read_file", path="big.txt")["content"]
+    assert len(first) <= MAX_RESULT_CHARS and first.splitlines()[0] == "   1  line 1 of text"
+    shown = int(first.splitlines()[-2].split()[0])           # the last whole line shown
+    assert first.splitlines()[-1] == f"[lines 1-{shown} of 5000 shown; to read on: offset={shown + 1}]"
+    part = call(box, "read_file", path="big.txt", offset=4990, limit=20)["content"].splitlines()
+    assert part[0] == "4990  line 4990 of text" and part[-1] == "[lines 4990-5000 of 5000 shown]"
+    assert call(box, "read_file", path="big.txt", offset=3, limit=2)["content"].splitlines()[-1] == \
+        "[lines 3-4 of 5000 shown; to read on: offset=5]"
+    assert box.reads == [f"big.txt:1-{shown}", "big.txt:4990-5000", "big.txt:3-4"]
+
+
+@pytest.mark.parametrize("args", [{"offset": 0}, {"offset": 61}, {"limit": 0}, {"offset": -3, "limit": 5}])
+def test_a_part_outside_the_file_is_a_clear_error(box, args):
+    result = call(box, "read_file", path="app/auth.py", **args)
+    assert result["is_error"] and "has 60 lines" in result["content"] and box.reads == []
+
+
+def test_a_short_file_read_whole_carries_no_part_note(box):
+    whole = call(box, "read_file", path="app/auth.py")["content"]
+    assert "shown" not in whole and whole == call(box, "read_file", path="app/auth.py", offset=1)["content"]
+
+
+def test_a_folder_given_to_read_file_is_listed_instead_of_failing(box):
+    result = call(box, "read_file", path="migrations/")
+    assert not result.get("is_error") and "is a folder" in result["content"]
+    assert "migrations/003_lowercase_emails.sql" in result["content"] and box.reads == []
 
 
 def test_sql_is_recorded_never_run_and_production_is_flagged(box):

@@ -320,7 +320,7 @@ _SWEEP_MAX_LAPS = 60
 GREENHOUSE = REPO_ROOT / "workspaces" / "greenhouse"
 # (where, window, workspace, goal or None for the workspace's own, rule, said at lap): requests not seen in class
 _SWEEP_CASES = [
-    ("the class codebase, another wording, the rule said at lap 3, window 1,700", 1700, None, GOALS[1], RULES[1][0], 3),
+    ("the class codebase, another wording, the rule said at lap 3, window 2,000", 2000, None, GOALS[1], RULES[1][0], 3),
     ("the greenhouse codebase, the rule said at lap 3, window 2,000", 2000, GREENHOUSE, None, None, 3),
 ]
 

@@ -7,6 +7,8 @@ request it is sent.
 
 * ``desk_model``  -- ``DeskModel``: one decision per call, from what is on the desk
 * ``desk``        -- what it sees: the request, the notes, the files and results on the desk
+* ``locating``, ``findings``, ``searching`` -- where the cause is: the request's own terms, weighed; the fix
+* ``rules``, ``corrections``, ``decisions`` -- what the user said: standing rules, names put right, choices
 * ``summaries``   -- how it writes a summary or a fold: only the sections asked for, within the limit
 * ``context_rot`` -- a seeded simulation of context rot (off unless switched on)
 """

@@ -7,7 +7,7 @@ A vague summary that drops it brings the stale fact back: the lesson's "lost det
 Forms it reads: "X, not Y", "not Y but X", "X instead of Y", "X rather than Y", "Y should be X",
 "Y is really X", each with the two names as single words or in backticks.
 Left out: corrections of anything but a name (numbers, ranges, whole sentences), and a correction that
-names only the new value ("the table is accounts").
+names only the new value ("the table is accounts"). "X.sql, not Y.sql" is a decision (``decisions``), not this.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def corrections_in(text: str) -> list[tuple[str, str]]:
     for pattern, new, old in FORMS:
         for match in pattern.finditer(text):
             pair = (match.group(old), match.group(new))
-            if pair[0].lower() != pair[1].lower() and pair not in found:
+            if pair[0].lower() != pair[1].lower() and pair not in found and not pair[0].lower().endswith(".sql"):
                 found.append(pair)
     return found
 

@@ -13,14 +13,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from harness.messages import blocks_of, is_plain_user, result_text, tool_results
+from harness.messages import blocks_of, is_plain_user, result_text, text_of, tool_results
 from stage.offline.corrections import corrections_in
+from stage.offline.decisions import decisions_in
 from stage.offline.findings import FACT_LINE, words  # noqa: F401  (words: re-exported for the model)
-from stage.offline.rules import choose_target, clauses, declared_targets
+from stage.offline.rules import choose_target, clauses, declared_targets, mentions
 from stage.offline.rules import is_rule as _is_rule
 
 HARNESS_PREFIX = "["          # a user message whose first line is "[...]" was written by the harness
-NOT_A_RULE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Goal|Task|Files read|Still to read|Done|Re-read)\b")
+NOT_A_RULE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Decision|Goal|Task|Files read|Still to read|Done|Re-read|"
+                        r"Opened)\b")
+UNEXAMINED = re.compile(r"^\W*Opened (\S+?)(?::(\d+)-(\d+))? just before this summary; not yet examined"
+                        r"(?: \((\d+) times\))?", re.M)
+PART = re.compile(r"^\[lines (\d+)-(\d+) of \d+ shown", re.M)     # read_file's note on a part of a long file
 PATH = re.compile(r"[\w.-]+/(?:[\w./-]*[\w/])?|\b[\w-]+\.[a-z]{1,5}\b")
 
 
@@ -38,14 +43,15 @@ def is_rule(sentence: str, targets: list[str] | None = None) -> bool:
 def without_rules(text: str, targets: list[str] | None = None) -> str:
     """The text with its rule clauses taken out: what is left is the goal.
 
+    A clause of a rule sentence that names a target ("staging is fine") belongs to the rule, not the goal.
     Example: 'Fix the login. Never touch production: staging only.' -> 'Fix the login.'
     """
-    kept = []
+    kept, named = [], targets or ["staging", "production"]
     for sentence in sentences(text):
         if not is_rule(sentence, targets):
             kept.append(sentence)
             continue
-        rest = [c for c in clauses(sentence) if not is_rule(c, targets)]
+        rest = [c for c in clauses(sentence) if not is_rule(c, targets) and not any(mentions(c, t) for t in named)]
         if rest:
             kept.append(", ".join(rest).rstrip(".") + ".")
     return " ".join(kept)
@@ -118,6 +124,27 @@ class Desk:
         """Where an action should go: the tool's default, unless a rule in view rules it out (None: all are)."""
         return choose_target(self.rules(), self.targets, self.default_target)
 
+    def decisions(self) -> list[tuple[str, str]]:
+        """(chosen, passed over) fix files decided on, newest first: the agent's Decision notes, summaries, the user."""
+        found = []
+        for text in self.notes + self.summaries + self.user_texts + [self.system]:
+            found += decisions_in(text)
+        return list(dict.fromkeys(reversed(found)))
+
+    def unexamined(self) -> tuple[str, int | None, int | None, int] | None:
+        """The file the newest summary says was opened just before it and not yet examined -- unless the agent
+        has written since that summary (its note then covers the file). With no verbatim tail, a read is
+        summarized before the agent ever saw it; this is how the agent notices."""
+        marks = [i for i, m in enumerate(self.messages) if m["role"] == "user" and
+                 text_of(m).lstrip().startswith(HARNESS_PREFIX)]
+        if not marks or any(m["role"] == "assistant" for m in self.messages[marks[-1] + 1:]):
+            return None
+        found = UNEXAMINED.search(text_of(self.messages[marks[-1]]))
+        if not found:
+            return None
+        path, first, last, times = found.groups()
+        return path, first and int(first), last and int(last), int(times or 1)
+
     def corrections(self) -> list[tuple[str, str]]:
         """(old, new) names the user put right, in summaries and user messages, oldest first."""
         pairs = []
@@ -167,12 +194,20 @@ class Desk:
         return seen
 
     def file_texts(self) -> list[tuple[str, str]]:
-        """(path, text) of every file whose content is still on the desk (cleared results excluded)."""
+        """(path, text) of every file (or part of one) whose content is still on the desk (cleared results excluded)."""
         out = []
         for tool_input, text in self.results_of("read_file"):
-            if not text.startswith(("Error:", "[cleared")):
+            if not text.startswith(("Error:", "[cleared")) and " is a folder, not a file." not in text.split("\n")[0]:
                 out.append((tool_input.get("path", ""), text))
         return out
+
+    def lines_in_view(self) -> dict[str, list[range]]:
+        """{path: line ranges} of the files and parts on the desk now. Example: {'a.py': [range(1, 10**9)]}"""
+        shown: dict[str, list[range]] = {}
+        for path, text in self.file_texts():
+            part = PART.search(text)
+            shown.setdefault(path, []).append(range(int(part[1]), int(part[2]) + 1) if part else range(1, 10**9))
+        return shown
 
     def applied_in_summaries(self) -> dict | None:
         """{"target", "statement"} if a summary says the fix has already run ('ran the fix on staging: ...')."""

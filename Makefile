@@ -112,8 +112,9 @@ class-system-deps:
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+# The unit tier on both cores (pytest-xdist): about a minute here.
 check: lint
-	@start=$$(date +%s); $(PY) -m pytest $(PYTEST_ARGS); status=$$?; \
+	@start=$$(date +%s); $(PY) -m pytest -n 2 $(PYTEST_ARGS); status=$$?; \
 	echo "unit tier: $$(( $$(date +%s) - start )) s"; exit $$status
 
 test: $(STAMP) $(CLASS_STAMP) browser-deps class-system-deps lint

@@ -394,8 +394,16 @@ def window_popping_the_last_lap(laps):
     return laps.pop().assembled_tokens
 
 
+@functools.cache
+def _what_the_notebooks_run_needed() -> int:
+    """The number a student reads off the notebook's own run (FullHistory on the class request)."""
+    from exercises.checks.common import run
+    from stage.tasks import file_reading_task
+    return max(lap.assembled_tokens for lap in run(FullHistory(), 100_000, file_reading_task()).laps)
+
+
 def window_of_the_class_run(laps):
-    return 10437                               # what the notebook's run needed
+    return _what_the_notebooks_run_needed()    # the notebook's number, typed in
 
 
 def window_one_token_roomier(laps):

@@ -7,6 +7,7 @@ must still run, and say in one line that it used the harness's own piece. Then, 
 mistake stops a run cleanly (``piece_failed``) instead of raising.
 """
 
+import functools
 import hashlib
 from pathlib import Path
 
@@ -51,6 +52,7 @@ def lesson(number: str) -> Path:
     return next(p for p in LESSONS if p.name.startswith(number))
 
 
+@functools.lru_cache(maxsize=None)
 def run_variant(path: Path, build_source: str | None) -> list[dict]:
     """Setup, the build cell (or none), and the verdict cells, run headless; the verdict cells' outputs."""
     book = nbformat.read(path, as_version=4)
@@ -95,6 +97,32 @@ def test_a_wrong_piece_changes_the_lessons_verdict_and_a_skipped_build_still_run
     fallback = "\n".join(o.text for c in skipped for o in c.outputs if o.output_type == "stream")
     assert "was not run: the runs below use the harness's own" in fallback
     assert seen(skipped)[0], "the skipped lesson printed no verdict"
+
+
+def printed(cells: list) -> list[str]:
+    return [line for c in cells for o in c.outputs if o.output_type == "stream" for line in o.text.splitlines()]
+
+
+@pytest.mark.integration
+def test_lesson_03_shows_the_tail_and_the_decision_the_way_its_prose_says():
+    """With the finished split, 03's checkpoint shows no tail redoing reads and a tail of two redoing none,
+    and its decision cell shows the template keeping the user's choice and "briefly" running the other fix.
+    A split that ignores tail_turns (no tail ever) makes the tail-of-two line redo reads as well."""
+    path = lesson("03")
+    book = nbformat.read(path, as_version=4)
+    index = next(i for i, c in enumerate(book.cells) if "build" in tags(c))
+    lines = printed(run_variant(path, finished_piece(book.cells, index)))
+    tail = {int(line.split()[2].rstrip(":")): line for line in lines if line.startswith("tail of ")}
+    assert set(tail) == {0, 2}, lines
+    assert "It answered" in tail[2] and "files read twice: none" in tail[2], tail[2]
+    assert "It answered" in tail[0] and "files read twice: none" not in tail[0], tail[0]
+    assert any("template: It ran the fix the user chose" in line for line in lines), lines
+    assert any("summarize briefly: It ran the fix the user had ruled out" in line for line in lines), lines
+    no_tail = '''def three_zones(history, tail_turns):
+    """Wrong: ignores tail_turns, so the newest turns are always summarized."""
+    return history[:1], history[1:], []'''
+    ignored = [line for line in printed(run_variant(path, no_tail)) if line.startswith("tail of 2")]
+    assert ignored and "files read twice: none" not in ignored[0], ignored
 
 
 # ---- in-process: a piece's own mistake is a clean stop -------------------------------------------------

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-NAME = r"`?((?:[\w.-]+/)*[\w.-]+\.sql)`?"
+# A name starts where a word starts and its parts are bounded: a huge token is scanned in linear time.
+NAME = r"`?(?<![\w./-])((?:[\w.-]{1,120}/){0,12}[\w.-]{1,120}\.sql)`?"
 CHOICES = [                                       # (pattern, group of the chosen file, group of the one passed over)
     (re.compile(rf"\b(?:apply|run|use|take|pick|choose)\s+{NAME},?\s+(?:and\s+)?not\s+{NAME}", re.I), 1, 2),
     (re.compile(rf"{NAME},?\s+(?:instead of|rather than|over)\s+{NAME}", re.I), 1, 2),
@@ -33,6 +34,8 @@ def decisions_in(text: str) -> list[tuple[str, str]]:
     """
     found = []
     for line in text.splitlines():
+        if ".sql" not in line.lower():             # every form names a .sql file: most lines are done here
+            continue
         note = NOTE.match(line.strip())
         if note:
             found.append((note.group(1) or "", note.group(2)))

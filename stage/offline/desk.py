@@ -26,7 +26,9 @@ NOT_A_RULE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Decision|Goal|T
 UNEXAMINED = re.compile(r"^\W*Opened (\S+?)(?::(\d+)-(\d+))? just before this summary; not yet examined"
                         r"(?: \((\d+) times\))?", re.M)
 PART = re.compile(r"^\[lines (\d+)-(\d+) of \d+ shown", re.M)     # read_file's note on a part of a long file
-PATH = re.compile(r"[\w.-]+/(?:[\w./-]*[\w/])?|\b[\w-]+\.[a-z]{1,5}\b")
+# A path starts where a word starts and its parts are bounded, so one huge token (a misbehaving tool's output)
+# is scanned in linear time, not tried again from each of its characters.
+PATH = re.compile(r"(?<![\w.-])[\w.-]{1,200}/(?:[\w./-]{0,400}[\w/])?|(?<![\w-])[\w-]{1,200}\.[a-z]{1,5}\b")
 
 
 def sentences(text: str) -> list[str]:

@@ -66,7 +66,7 @@ def test_the_answers_are_different_answers():
 def test_a_wrong_answer_is_rejected_with_the_hint_for_its_mistake(answer):
     ok, printed = verdict(check_of(answer.task), *resolved(answer.answer))
     assert ok is False, printed
-    lines = [line for line in printed.splitlines() if line.startswith("FAIL:")]
+    lines = [line for line in printed.splitlines() if line.startswith("✘ FAIL:")]
     assert len(lines) == 1 and "Traceback" not in printed, printed
     assert answer.hint.lower() in lines[0].split("Hint:", 1)[1].lower(), lines[0]
 
@@ -74,4 +74,4 @@ def test_a_wrong_answer_is_rejected_with_the_hint_for_its_mistake(answer):
 @pytest.mark.parametrize("answer", tiered(RIGHT, RUNS_WHEN_RIGHT))
 def test_a_right_answer_passes(answer):
     ok, printed = verdict(check_of(answer.task), *resolved(answer.answer))
-    assert ok is True and "PASS:" in printed and "FAIL" not in printed, printed
+    assert ok is True and "✔ PASS:" in printed and "FAIL" not in printed, printed

@@ -32,6 +32,8 @@ NAMES = [p.stem for p in sorted((EXERCISES / "solutions").glob("[0-9][0-9]_*.ipy
 LESSONS = {"01": "01_the_filling_desk", "02": "02_sliding_window_failure", "03": "03_three_zone_compaction",
            "04": "04_running_summary", "05": "05_memory_claude_md"}
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")      # the verdict word's colour, as a notebook prints it
+
 
 def test_all_five_exercises_exist():
     assert [n[:2] for n in NAMES] == ["01", "02", "03", "04", "05"]
@@ -72,7 +74,8 @@ def _check_outputs(book) -> list[str]:
     found = []
     for cell in book.cells:
         if cell.cell_type == "code" and "checks.check_" in cell.source:
-            found.append("".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream"))
+            text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+            found.append(ANSI.sub("", text))
     return found
 
 
@@ -84,7 +87,7 @@ def test_solution_runs_headless_and_every_check_passes(executed, name):
     outputs = _check_outputs(book)
     assert len(outputs) >= 2, "every exercise has at least two checks"
     for text in outputs:
-        assert "PASS:" in text, text
+        assert "✔ PASS:" in text, text
         assert "FAIL" not in text and "Not done" not in text, text
 
 
@@ -99,7 +102,7 @@ def test_student_copy_runs_headless_and_every_check_says_not_done(executed, name
     outputs = _check_outputs(book)
     assert outputs
     for text in outputs:
-        assert text.strip().splitlines()[-1].startswith("Not done yet:"), text
+        assert text.strip().splitlines()[-1].startswith("○ Not done yet:"), text
         assert "PASS" not in text and "FAIL" not in text, text
 
 
@@ -293,12 +296,12 @@ ALL_FUNCTION_CHECKS = [C.check_tokens_of, C.check_smallest_window, C.check_slidi
 @pytest.mark.parametrize("check", ALL_FUNCTION_CHECKS, ids=lambda c: c.__name__)
 def test_an_error_or_a_stub_is_a_verdict_never_a_traceback(check):
     ok, printed = verdict(check, crashes)
-    assert ok is False and printed.startswith("FAIL:") and "KeyError: 'content'" in printed and "Hint:" in printed
+    assert ok is False and printed.startswith("✘ FAIL:") and "KeyError: 'content'" in printed and "Hint:" in printed
     assert "line " in printed and "raise KeyError" in printed, printed      # where in the student's code
     ok, printed = verdict(check, unfinished)
-    assert ok is False and printed.startswith("Not done yet:")
+    assert ok is False and printed.startswith("○ Not done yet:")
     ok, printed = verdict(check, None)
-    assert ok is False and printed.startswith("Not done yet:")
+    assert ok is False and printed.startswith("○ Not done yet:")
 
 
 @pytest.mark.parametrize("check, answer", [
@@ -312,7 +315,7 @@ def test_an_error_or_a_stub_is_a_verdict_never_a_traceback(check):
 ])
 def test_an_unfinished_value_is_not_done(check, answer):
     ok, printed = verdict(check, *answer)
-    assert ok is False and printed.startswith("Not done yet:")
+    assert ok is False and printed.startswith("○ Not done yet:")
 
 
 class Touchy:
@@ -349,7 +352,7 @@ def _recursing(*args, **kwargs):
 def test_a_strange_answer_gets_a_fail_with_a_hint_and_no_traceback(check, answer):
     ok, printed = verdict(check, answer)
     lines = printed.strip().splitlines()
-    assert ok is False and lines[-1].startswith("FAIL:") and "Hint:" in lines[-1], printed
+    assert ok is False and lines[-1].startswith("✘ FAIL:") and "Hint:" in lines[-1], printed
     assert "could not finish" not in printed and "Traceback" not in printed, printed
 
 

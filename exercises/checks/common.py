@@ -3,7 +3,7 @@
 A check runs your function on inputs it makes up (random, but seeded, so the verdict is the same on
 every machine), prints one verdict line and returns True or False. It never raises:
 
-* an unfinished stub prints "Not done yet";
+* an unfinished stub prints "○ Not done yet";
 * an error in your code becomes a FAIL that quotes the error and the line of your code it came from;
 * each call gets its own deep copy of the input, and the check compares that copy with the original
   afterwards, so a function that edits what it was given is caught (the loop's raw history is such a list);
@@ -37,6 +37,7 @@ from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
 from harness.tools import WORKSPACE
 from stage.offline import DeskModel
+from stage.palette import verdict_line
 from stage.switch import describe_model
 from stage.tasks import GOAL, RULE, file_reading_task
 
@@ -83,33 +84,41 @@ class NotDone(Exception):
 
 
 def verdict(name: str, body) -> bool:
-    """Run one check body; print exactly one verdict line; never raise (Ctrl-C still stops it)."""
+    """Run one check body; print exactly one verdict line; never raise (Ctrl-C still stops it).
+
+    The line starts with a symbol and the word (✔ PASS, ✘ FAIL, ○ Not done yet), in the palette's colour
+    and bold when printed in a notebook (stage.palette.verdict_line): colour is never the only signal."""
     try:
         message = body()
     except NotDone as unfinished:
-        print(f"Not done yet: {unfinished}")
+        say(None, str(unfinished))
         return False
     except NotImplementedError:
-        print(f"Not done yet: {name} (or a function it calls) still raises NotImplementedError. "
-              "Replace that line with your code, then run this cell again.")
+        say(None, f"{name} (or a function it calls) still raises NotImplementedError. "
+                  "Replace that line with your code, then run this cell again.")
         return False
     except Fail as failed:
-        print(f"FAIL: {failed.what} — Hint: {failed.hint}")
+        say(False, f"{failed.what} — Hint: {failed.hint}")
         return False
     except KeyboardInterrupt:
         raise
     except BaseException as problem:        # an error met outside a call(): in student code, or in ours
         if where(problem):
-            print(f"FAIL: {name} raised {error_line(problem)}{where(problem)} — Hint: run it by hand on the "
-                  "example in its docstring and read the traceback.")
+            say(False, f"{name} raised {error_line(problem)}{where(problem)} — Hint: run it by hand on the "
+                       "example in its docstring and read the traceback.")
         else:
             frame = traceback.extract_tb(problem.__traceback__)[-1]
-            print(f"FAIL: the check could not finish: {error_line(problem)} (in {Path(frame.filename).name}, line "
-                  f"{frame.lineno}) — Hint: that error is in the harness or the checks, not in your answer; "
-                  "tell the instructor.")
+            say(False, f"the check could not finish: {error_line(problem)} (in {Path(frame.filename).name}, line "
+                       f"{frame.lineno}) — Hint: that error is in the harness or the checks, not in your answer; "
+                       "tell the instructor.")
         return False
-    print(f"PASS: {message}")
+    say(True, message)
     return True
+
+
+def say(passed: bool | None, words: str) -> None:
+    """Print one verdict line; in colour only where a notebook shows it (a log or a terminal gets plain text)."""
+    print(verdict_line(passed, words, colour=type(sys.stdout).__module__.startswith("ipykernel")))
 
 
 def call(what: str, fn, *args, hint: str | None = None, **kwargs):

@@ -23,6 +23,7 @@ from harness.messages import assistant, user
 from harness.tokens import tiktoken_count
 from harness.tools import WORKSPACE
 from stage.tasks import file_reading_task
+from stage.palette import verdict_line
 
 from .common import (GOALS, RULES, Fail, NotDone, call_on_copy, how_it_stopped, is_number, is_whole, need_function,
                      once, random_history, run, text_block, verdict)
@@ -216,7 +217,7 @@ def compare_with_tokenizer(tokens_of) -> None:
         for name, _, text, _ in rows:
             estimates[name] = tokens_of([user(text)])
     except NotImplementedError:
-        note = "Not done yet: write tokens_of above, then run this cell again to fill the chars/4 column."
+        note = verdict_line(None, "write tokens_of above, then run this cell again to fill the chars/4 column.", colour=False)
     except Exception as problem:
         note = f"Your tokens_of raised {type(problem).__name__}: {problem}. The chars/4 column stays empty."
     numbers = {name: n for name, n in estimates.items() if is_number(n)}

@@ -38,3 +38,7 @@ def test_lesson_04_prints_the_break_even_lap_make_bench_computes():
     assert found, "lesson 04 printed no break-even line for three-zone compaction"
     bench = next(r for r in break_even.run_all()["rows"] if r["strategy"] == "three-zone compaction")
     assert (int(found.group(2)) if found.group(2) else None) == bench["break_even_lap"]
+    # the prose under the race says clearing first, then compacting, is the cheapest: the run must agree
+    cheapest = re.search(r"cheapest at lap (\d+): (.+?), (\d+)% of full history's dollars", printed)
+    assert cheapest and cheapest.group(2) == "clear, then compact", cheapest and cheapest.group(0)
+    assert int(cheapest.group(3)) < 100

@@ -1,9 +1,13 @@
 """The offline model never loops: a folder pointer lists the folder, a failed call is not made again while its
 error is in view, and a run that runs out of laps says what it was doing."""
 
-import pytest
+from pathlib import Path
 
-from benchmarks.compare import why_stopped
+import pytest
+from real_libraries import RULE as LIBRARY_RULE
+from real_libraries import make_library_workspace
+
+from benchmarks.compare import automatic_window, task_for, why_stopped
 from harness.cache_aware import ClearThenCompact
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
@@ -12,6 +16,7 @@ from harness.messages import assistant, user
 from harness.model import Reply
 from harness.prompts import NAIVE_PROMPT
 from harness.running_summary import RunningSummary
+from harness.tokens import Meter
 from harness.tools import TOOL_SCHEMAS, Toolbox
 from stage.offline import DeskModel
 from stage.tasks import RULE
@@ -97,3 +102,17 @@ def test_every_way_a_run_ends_has_a_reason():
     assert why_stopped(overflowed, 40).startswith("overflow at lap 10: ")
     done = run_agent(IN_APP, DeskModel(window=60_000), max_laps=40)
     assert why_stopped(done, 40) == "answered: applied on staging"
+
+
+@pytest.mark.parametrize("library", ["json5", "defusedxml", "h11"])
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_on_real_libraries_every_compaction_strategy_finishes(tmp_path, library, name):
+    """A search whose result was cleared counts as done: clearing used to send the agent round the same searches
+    for ever (search, cleared, search again) on json5's long files."""
+    folder, spec = make_library_workspace(library, tmp_path)
+    task = task_for(Path(folder), f"{spec['request']} {LIBRARY_RULE}", None)
+    window = automatic_window(task, Path(folder), Meter())
+    run = run_agent(task.request, DeskModel(window=window), tools=Toolbox(folder), context=STRATEGIES[name](2),
+                    remarks=task.remarks, max_laps=80)
+    assert run.stopped == "answered", why_stopped(run, 80)
+    assert run.toolbox.sql_log[-1] == {"target": "staging", "statement": spec["statement"], "flagged": False}

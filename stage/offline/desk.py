@@ -221,11 +221,14 @@ class Desk:
 
     def searched(self) -> dict[str, str | None]:
         """What it has searched for: {text: result} for searches on the desk, {text: None} for those a summary
-        says were done (their hits are gone, so they cannot be followed again)."""
+        says were done or whose result was cleared (their hits are gone, so they cannot be followed again;
+        searching again would only be cleared again)."""
         found: dict[str, str | None] = {}
         for text in self.summaries:
             for line in re.findall(r"searched for (.+?)\. Pending", text):
                 found.update({t: None for t in line.split(" | ")})
+        found.update({use["input"].get("text"): None for use, result in self.calls
+                      if use["name"] == "search" and result and result_text(result).startswith("[cleared")})
         found.update({inp.get("text"): hits for inp, hits in self.results_of("search")})
         return found
 

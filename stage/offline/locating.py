@@ -6,7 +6,8 @@ identifiers, the request's distinctive words -- and reads the code around the hi
 those out of a request; ``weigh`` says how much of the request one line of code matches:
 
 * a quoted text of the request (its longest run of plain words), found in the line: 4
-* an identifier of the request (``find_user``, ``dueAt``, ``pkg.mod``), in the line or its function's name: 3
+* an identifier of the request (``find_user``, ``dueAt``, ``pkg.mod``), in the line or its function's name: 3,
+  and 1 more (a second term) where the line raises or throws it: the request named the error, this is where it starts
 * each distinctive word of the request, in the line or its function's name: 1
 * a marker comment (FIXME, BUG, XXX, HACK, TODO) in the line: 2; the line is code, not prose: 1
 
@@ -42,7 +43,7 @@ though through time times today together too under until upon used uses using ve
 where whether which while whole whose will with within without work works working would wrong year years yet your
 value values instead really again thanks code contains contain
 return returns select import class function const self this true false null none print string async await
-file files""".split())
+file files raise raises raised throw throws thrown""".split())
 # (the last line: words a request may use that code is full of as keywords, so finding them there says nothing)
 
 
@@ -70,6 +71,8 @@ def stem(word: str) -> str:
             w = w[:-len(suffix)] + ("y" if suffix in ("ied", "ies") else "")
             break
     if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":       # dropp -> drop (not bill, address)
+        w = w[:-1]
+    if len(w) >= 5 and w.endswith("e"):                                # raise -> rais, as raised and raises
         w = w[:-1]
     return w[:6]
 
@@ -135,6 +138,8 @@ def weigh(line: str, where: str, found: Terms) -> tuple[int, list[str]]:
         last = ident.split(".")[-1]
         if re.search(rf"(?<![\w]){re.escape(last)}(?![\w])", named, re.I):
             matched, score = matched + [ident], score + 3
+            if re.search(rf"\b(?:raise|throw(?:\s+new)?)\s+{re.escape(last)}\b", line):   # where the named error starts
+                matched, score = matched + [f"raise {last}"], score + 1
     seen = stems(named, set())
     for stem in found.words:
         if stem in seen:

@@ -102,14 +102,16 @@ def look_again(desk: Desk, goal: str, listing: list[str], cause: str | None, fix
     """The next search, or the part of a file a search points at, while the cause or the fix is missing.
 
     For the cause it searches what the request names, most telling first, and reads around the hit that
-    matches the request most, among lines it cannot see now; for the fix, pending SQL files.
+    matches the request most, among lines it cannot see now; for the fix, pending SQL files, and when no
+    search finds one (a file that says "status: not run yet"), each SQL file of the listing it has not read.
     """
     wanted = ([] if cause else search_terms(goal_terms(goal))) + (FIX_SEARCHES if wants_apply and not fix else [])
     searched, scope = desk.searched(), scope_of(goal, listing)
     for text in wanted:
         if text not in searched:
             return "search", {"text": text}
-        hits = [(p, int(n), line) for p, n, line in HIT.findall(searched[text] or "") if in_scope(p, goal, scope)]
+        hits = [(p, int(n), line) for p, n, line in HIT.findall(searched[text] or "")    # a pending fix counts
+                if text in FIX_SEARCHES or in_scope(p, goal, scope)]                        # wherever it is
         if text in FIX_SEARCHES:
             on_desk = {p for p, _ in desk.file_texts()}
             path = next((p for p, _, _ in hits if p.endswith(".sql") and p not in on_desk), None)
@@ -121,6 +123,11 @@ def look_again(desk: Desk, goal: str, listing: list[str], cause: str | None, fix
             return "read_file", {"path": hit[0]}
         if hit:                                                                  # further down: go to the line
             return "read_file", {"path": hit[0], "offset": max(1, hit[1] - AROUND), "limit": 3 * AROUND}
+    if wants_apply and not fix:          # the searches found no pending fix: open the SQL files the listing shows
+        read = desk.evidence_of_reading() | {p for p, _ in desk.file_texts()}
+        unread = next((p for p in listing if p.endswith(".sql") and p not in read), None)
+        if unread:
+            return "read_file", {"path": unread}
     return None
 
 

@@ -1,8 +1,7 @@
 """The agent's tools, sandboxed to one folder (``workspaces/ledgerly/`` by default).
 
-Five tools: ``list_files``, ``read_file``, ``search``, ``run_sql`` and ``remember``.
-Every problem (a path outside the workspace, a missing or binary file, a bad argument)
-comes back to the model as an error *tool result*; nothing raises out of the loop.
+Five tools: ``list_files``, ``read_file``, ``search``, ``run_sql`` and ``remember``. Every problem (a path outside
+the workspace, a missing or binary file, a bad argument) comes back to the model as an error *tool result*.
 ``read_file`` shows a long file in parts (``offset``, ``limit``) and says which lines it showed.
 
 Deliberate simplifications:
@@ -119,7 +118,7 @@ class Toolbox:
         if b"\x00" in data[:8192]:
             raise ToolError(f"{path!r} is a binary file; only text files can be read.")
         lines = data.decode("utf-8", errors="replace").splitlines()
-        first, count = 1 if offset is None else offset, len(lines) if limit is None else limit
+        first, count = 1 if offset is None else offset, max(len(lines), 1) if limit is None else limit
         if first < 1 or count < 1 or (lines and first > len(lines)):
             raise ToolError(f"{path!r} has {len(lines)} lines; offset counts from line 1 and limit is at least 1.")
         shown, size, last = [], 0, first - 1
@@ -132,7 +131,8 @@ class Toolbox:
         name, whole = str(file.relative_to(self.root)), first == 1 and last >= len(lines)
         self.reads.append(name if whole else f"{name}:{first}-{last}")   # a part is named by its lines
         more = f"; to read on: offset={last + 1}" if last < len(lines) else ""
-        return "\n".join(shown + ([] if whole else [f"[lines {first}-{last} of {len(lines)} shown{more}]"]))
+        return "\n".join(shown + ([] if whole else [f"[lines {first}-{last} of {len(lines)} shown{more}]"])) \
+            or f"{name} is empty (0 lines)."
 
     def _tool_search(self, text: str) -> str:
         if not isinstance(text, str) or not text.strip():

@@ -1,6 +1,7 @@
 """The offline model never loops: a folder pointer lists the folder, a failed call is not made again while its
 error is in view, and a run that runs out of laps says what it was doing."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,9 @@ from harness.model import Reply
 from harness.prompts import NAIVE_PROMPT
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
-from harness.tools import TOOL_SCHEMAS, Toolbox
+from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox
 from stage.offline import DeskModel
-from stage.tasks import RULE
+from stage.tasks import RULE, file_reading_task
 
 IN_APP = ("Users whose email address contains capital letters cannot log in. Find the cause in app/ and migrations/, "
           "then apply the pending fix to the database. " + RULE)
@@ -116,3 +117,18 @@ def test_on_real_libraries_every_compaction_strategy_finishes(tmp_path, library,
                     remarks=task.remarks, max_laps=80)
     assert run.stopped == "answered", why_stopped(run, 80)
     assert run.toolbox.sql_log[-1] == {"target": "staging", "statement": spec["statement"], "flagged": False}
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_empty_files_are_read_once(tmp_path, name):
+    """Empty files (an ``__init__.py``, a marker file) used to be a failed read, so every summary listed them as
+    still to read and a running summary read one again after each fold, for ever (bleach's vendored folder)."""
+    shutil.copytree(WORKSPACE, tmp_path / "ws")
+    for number in range(6):
+        (tmp_path / "ws" / "app" / f"aa_empty_{number}.py").write_text("")
+    task = file_reading_task()
+    run = run_agent(task.request, DeskModel(window=5000), tools=Toolbox(tmp_path / "ws"),
+                    context=STRATEGIES[name](1), remarks=task.remarks, max_laps=80)
+    assert run.stopped == "answered", why_stopped(run, 80)
+    reads = [a for lap in run.laps for a in lap.actions if a.startswith("read_file app/aa_empty_")]
+    assert len(reads) == len(set(reads)) == 6, reads

@@ -46,6 +46,17 @@ def test_missing_and_binary_files_are_clear_errors(tmp_path):
     assert "binary" in call(box, "read_file", path="blob.bin")["content"]
 
 
+@pytest.mark.parametrize("content", ["", "\n", "   \n\n"])
+def test_an_empty_file_is_read_and_said_to_be_empty(tmp_path, content):
+    """An empty ``__init__.py`` is common; reading it is not an error, and the result is never blank."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(content)
+    out = call(Toolbox(tmp_path), "read_file", path="pkg/__init__.py")["content"]
+    lines = len(content.splitlines())
+    assert not out.startswith("Error") and out.strip(), out
+    assert out == "pkg/__init__.py is empty (0 lines)." if not lines else out.startswith("   1  ")
+
+
 def test_oversized_output_is_cut_with_a_visible_note(tmp_path):
     (tmp_path / "big.txt").write_text("line of text\n" * 5000)
     result = call(Toolbox(tmp_path), "search", text="line")

@@ -75,7 +75,8 @@ from stage.offline.searching import findings_in_view, known, lead, look_again, n
 from stage.offline.summaries import summary_request, write_summary
 
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
-APPLY_WORDS = {"apply", "execu", "migra", "datab", "patch"}   # a goal with these words asks to run the fix
+APPLY_WORDS = {"apply", "execu", "migra", "datab", "patch", "pendi"}   # a goal with these words asks to run the fix
+RUN_SQL = re.compile(r"\brun\b[^.]*\bSQL\b", re.I)                     # "then run the SQL fix"
 DELEGATE_ABOVE = 6           # more files than this in scope, and a delegate tool on offer: hand them out
 
 
@@ -130,7 +131,7 @@ class DeskModel:
         cause, fix = known(desk, goal)
         if applied:
             return self.finish(desk, note, cause or lead(desk, goal), applied[-1], names)
-        wants_apply = bool(words(goal) & APPLY_WORDS)
+        wants_apply = bool(words(goal) & APPLY_WORDS) or bool(RUN_SQL.search(goal))
         if cause and not wants_apply:
             return _say("\n".join(note + [f"Done. The cause: {cause}."]))
         if cause and (fix or repair_in(cause)):    # a prepared fix, or the repair the cause comment gives

@@ -7,7 +7,8 @@ those out of a request; ``weigh`` says how much of the request one line of code 
 
 * a quoted text of the request (its longest run of plain words), found in the line: 4
 * an identifier of the request (``find_user``, ``dueAt``, ``pkg.mod``), in the line or its function's name: 3,
-  and 1 more (a second term) where the line raises or throws it: the request named the error, this is where it starts
+  and 1 more (a second term) where the line raises or throws it, unless it is an error every codebase raises
+  (``ValueError``, ``TypeError``): the request named the error, this is where it starts
 * each distinctive word of the request, in the line or its function's name: 1
 * a marker comment (FIXME, BUG, XXX, HACK, TODO) in the line: 2; the line is code, not prose: 1
 
@@ -21,6 +22,7 @@ and words in another language.
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass
 
@@ -45,6 +47,11 @@ value values instead really again thanks code contains contain
 return returns select import class function const self this true false null none print string async await
 file files raise raises raised throw throws thrown""".split())
 # (the last line: words a request may use that code is full of as keywords, so finding them there says nothing)
+
+
+# Errors every codebase raises (Python's own, and JavaScript's): naming one says little about where it started.
+GENERIC_ERRORS = {name for name in dir(builtins) if name.endswith(("Error", "Exception", "Warning"))} | {
+    "Error", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "EvalError"}
 
 
 @dataclass(frozen=True)
@@ -138,8 +145,8 @@ def weigh(line: str, where: str, found: Terms) -> tuple[int, list[str]]:
         last = ident.split(".")[-1]
         if re.search(rf"(?<![\w]){re.escape(last)}(?![\w])", named, re.I):
             matched, score = matched + [ident], score + 3
-            if re.search(rf"\b(?:raise|throw(?:\s+new)?)\s+{re.escape(last)}\b", line):   # where the named error starts
-                matched, score = matched + [f"raise {last}"], score + 1
+            if last not in GENERIC_ERRORS and re.search(rf"\b(?:raise|throw(?:\s+new)?)\s+{re.escape(last)}\b", line):
+                matched, score = matched + [f"raise {last}"], score + 1        # where the named error starts
     seen = stems(named, set())
     for stem in found.words:
         if stem in seen:

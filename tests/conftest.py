@@ -1,11 +1,27 @@
 """Shared fixtures: a small window, the class task, and a clean environment (no key, no network)."""
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import pytest
 
 from harness.tokens import Meter
 from stage.offline import DeskModel
 from stage.standin_server import SDK_ENV, TEST_KEY, StandIn
 from stage.tasks import file_reading_task
+
+CLASS = Path(__file__).resolve().parent.parent / "class"
+
+
+def load_class(name):
+    """A script of class/ (the hub's config, the student build, ...) as a module, loaded once under its own key."""
+    key = f"context_desk_class_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, CLASS / f"{name}.py")
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
 
 
 def pytest_collection_modifyitems(items):

@@ -5,23 +5,13 @@ login are checked on their own. The hub itself, with real accounts, is tests/tes
 """
 
 import asyncio
-import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_class as load
 
 CLASS = Path(__file__).resolve().parent.parent / "class"
-
-
-def load(name):
-    key = f"context_desk_class_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, CLASS / f"{name}.py")
-        sys.modules[key] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[key])
-    return sys.modules[key]
 
 
 def load_hub_config(monkeypatch, tmp_path, **settings):

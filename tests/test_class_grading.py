@@ -19,39 +19,28 @@ submits; the instructor collects and autogrades.
 Needs root; skipped otherwise.
 """
 
-import importlib.util
 import os
 import pwd
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import load_class as load
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root: real Unix accounts")]
 
 REPO = Path(__file__).resolve().parent.parent
-CLASS = REPO / "class"
 STUDENTS = ["cdgrade_ada", "cdgrade_bob", "cdgrade_cy"]
 ADA, BOB, CY = STUDENTS
 INSTRUCTOR = "cdgrade_grace"
 ASSIGNMENT = "03_three_zones"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
 COURSE_ID = "context-desk"
-
-
-def load(name):
-    key = f"context_desk_class_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, CLASS / f"{name}.py")
-        sys.modules[key] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[key])
-    return sys.modules[key]
 
 
 class Class:

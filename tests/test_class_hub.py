@@ -8,32 +8,21 @@ attempt below runs AS the student, in a kernel of that student's own server. The
 (400 MiB) so that a kernel can pass it in a second. Needs root (useradd, cgroups); skipped otherwise.
 """
 
-import importlib.util
 import json
 import os
 import pwd
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import load_class as load
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root: real Unix accounts and cgroups")]
 
-CLASS = Path(__file__).resolve().parent.parent / "class"
 STUDENTS = ["cdtest_ada", "cdtest_bob", "cdtest_cy"]
 INSTRUCTOR = "cdtest_grace"
 LIMIT_MIB = 400
-
-
-def load(name):
-    key = f"context_desk_class_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, CLASS / f"{name}.py")
-        sys.modules[key] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[key])
-    return sys.modules[key]
 
 
 @pytest.fixture(scope="module")

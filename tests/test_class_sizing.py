@@ -8,24 +8,14 @@ README's set-up, and checks what the full run relies on: every cell ran, the ker
 were measured.
 """
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_class as load
 
 CLASS = Path(__file__).resolve().parent.parent / "class"
 RUN = CLASS / "results" / "sizing-evening-10.json"
-
-
-def load(name):
-    key = f"context_desk_class_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, CLASS / f"{name}.py")
-        sys.modules[key] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[key])
-    return sys.modules[key]
 
 
 def test_the_readme_table_is_the_committed_runs():

@@ -6,27 +6,16 @@ copy of the checks (each check must still PASS) and every student notebook (each
 so the checks judge the same in the student copy as in the instructor's.
 """
 
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_class as load
 
 REPO = Path(__file__).resolve().parent.parent
-CLASS = REPO / "class"
-
-
-def load(name):
-    key = f"context_desk_class_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, CLASS / f"{name}.py")
-        sys.modules[key] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[key])
-    return sys.modules[key]
 
 
 MODULE = '''"""Checks for a made-up exercise."""

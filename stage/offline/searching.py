@@ -124,7 +124,7 @@ def look_again(desk: Desk, goal: str, listing: list[str], cause: str | None, fix
         if hit:                                                                  # further down: go to the line
             return "read_file", {"path": hit[0], "offset": max(1, hit[1] - AROUND), "limit": 3 * AROUND}
     if wants_apply and not fix:          # the searches found no pending fix: open the SQL files the listing shows
-        read = desk.evidence_of_reading() | {p for p, _ in desk.file_texts()}
+        read = desk.evidence_of_reading()
         unread = next((p for p in listing if p.endswith(".sql") and p not in read), None)
         if unread:
             return "read_file", {"path": unread}

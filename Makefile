@@ -111,6 +111,7 @@ class-system-deps:
 # pytest exit, including 5 (no tests collected).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 # The unit tier on both cores (pytest-xdist): about a minute here.
 check: lint

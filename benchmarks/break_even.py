@@ -21,20 +21,37 @@ from harness.tokens import Meter
 from stage.long_session import RACE_FILLERS, bill_race
 
 SHARE = "dollars at the last lap both ran, as a share of full history's"
-RACERS = {"three-zone compaction": ThreeZoneCompaction, "running summary": RunningSummary,
-          "clear, then compact": ClearThenCompact}
+RACERS = {
+    "three-zone compaction": ThreeZoneCompaction,
+    "running summary": RunningSummary,
+    "clear, then compact": ClearThenCompact,
+}
 
 
 def run_all(quick: bool = False) -> dict:
     """Each strategy's laps, its bill at the end as a share of full history's, and its break-even lap."""
     fillers = 20 if quick else RACE_FILLERS
-    rows = bill_race({name: (make(), CLASS_WINDOW) for name, make in RACERS.items()}, fillers, Meter())
+    rows = bill_race(
+        {name: (make(), CLASS_WINDOW) for name, make in RACERS.items()}, fillers, Meter()
+    )
     full = rows[0]
-    return {"fillers": fillers, "full history laps": len(full.run.laps),
-            "rows": [{"strategy": row.name, "laps": len(row.run.laps), "stopped": row.run.stopped,
-                      "break_even_lap": row.break_even, "compared at lap": _common(row, full),
-                      SHARE: round(row.dollars[_common(row, full) - 1] / full.dollars[_common(row, full) - 1], 3)}
-                     for row in rows[1:]]}
+    return {
+        "fillers": fillers,
+        "full history laps": len(full.run.laps),
+        "rows": [
+            {
+                "strategy": row.name,
+                "laps": len(row.run.laps),
+                "stopped": row.run.stopped,
+                "break_even_lap": row.break_even,
+                "compared at lap": _common(row, full),
+                SHARE: round(
+                    row.dollars[_common(row, full) - 1] / full.dollars[_common(row, full) - 1], 3
+                ),
+            }
+            for row in rows[1:]
+        ],
+    }
 
 
 def _common(row, full) -> int:
@@ -42,12 +59,20 @@ def _common(row, full) -> int:
 
 
 def report(results: dict) -> str:
-    lines = [f"Break-even race: the class workspace + {results['fillers']} modules, full history "
-             f"{results['full history laps']} laps on a desk that never overflows"]
+    lines = [
+        f"Break-even race: the class workspace + {results['fillers']} modules, full history "
+        f"{results['full history laps']} laps on a desk that never overflows"
+    ]
     for row in results["rows"]:
-        pays = f"from lap {row['break_even_lap']}" if row["break_even_lap"] else "not within the session"
-        lines.append(f"  {row['strategy']:<22} {row['laps']:>4} laps ({row['stopped']}), "
-                     f"{row[SHARE]:.0%} of full history's dollars at lap {row['compared at lap']}; cheaper {pays}")
+        pays = (
+            f"from lap {row['break_even_lap']}"
+            if row["break_even_lap"]
+            else "not within the session"
+        )
+        lines.append(
+            f"  {row['strategy']:<22} {row['laps']:>4} laps ({row['stopped']}), "
+            f"{row[SHARE]:.0%} of full history's dollars at lap {row['compared at lap']}; cheaper {pays}"
+        )
     return "\n".join(lines)
 
 

@@ -27,8 +27,16 @@ from stage.frontier import frontier, measure, sweep
 
 GOAL = {"strategy": "clear, then compact", "tokens": 0.35, "dollars": 0.60}
 GOAL_LAP = 60
-DEFAULTS = "defaults: " + ", ".join(f"{k} {v}" for k, v in (
-    ("keep", 1), ("batch", 0), ("threshold", 0.8), ("low water", 0.1), ("max words", 120)))
+DEFAULTS = "defaults: " + ", ".join(
+    f"{k} {v}"
+    for k, v in (
+        ("keep", 1),
+        ("batch", 0),
+        ("threshold", 0.8),
+        ("low water", 0.1),
+        ("max words", 120),
+    )
+)
 
 
 def run_all(quick: bool = False) -> dict:
@@ -37,10 +45,16 @@ def run_all(quick: bool = False) -> dict:
     strategies = sweep(quick) + [("clear, then compact", DEFAULTS, ClearThenCompact())]
     with tempfile.TemporaryDirectory() as folder:
         workspace = long_workspace(Path(folder) / "workspace", fillers)
-        points = measure(LONG_TASK, strategies, at_lap, workspace=workspace, meter=Meter("tiktoken"))
-    return {"at_lap": at_lap, "workspace": f"class workspace + {fillers} generated modules",
-            "points": [asdict(p) | {"counts": p.counts} for p in points],
-            "frontier": [asdict(p) for p in frontier(points)], "goal": check_goal(points[-1], at_lap)}
+        points = measure(
+            LONG_TASK, strategies, at_lap, workspace=workspace, meter=Meter("tiktoken")
+        )
+    return {
+        "at_lap": at_lap,
+        "workspace": f"class workspace + {fillers} generated modules",
+        "points": [asdict(p) | {"counts": p.counts} for p in points],
+        "frontier": [asdict(p) for p in frontier(points)],
+        "goal": check_goal(points[-1], at_lap),
+    }
 
 
 def check_goal(point, at_lap: int) -> dict:
@@ -54,42 +68,81 @@ def check_goal(point, at_lap: int) -> dict:
         why.append(f"rule not kept (database: {point.database})")
     if not point.reached:
         why.append(f"stopped ({point.stopped}) at lap {point.laps}, before lap {at_lap}")
-    return {"strategy": f"{point.family} ({point.settings})", "tokens": round(point.tokens, 4),
-            "dollars": round(point.dollars, 4), "kept rule": point.kept_rule,
-            "result": "FAIL" if why else "PASS", "why": "; ".join(why),
-            "line": (f"{'FAIL' if why else 'PASS'}  {GOAL['strategy']} (default settings) at lap {at_lap}: "
-                     f"{point.dollars:.1%} of full history's dollars with caching (goal <= {GOAL['dollars']:.0%}), "
-                     f"{point.tokens:.1%} of its input tokens (goal <= {GOAL['tokens']:.0%}), rule "
-                     f"{'kept' if point.kept_rule else 'lost'}" + (f" -- {'; '.join(why)}" if why else ""))}
+    return {
+        "strategy": f"{point.family} ({point.settings})",
+        "tokens": round(point.tokens, 4),
+        "dollars": round(point.dollars, 4),
+        "kept rule": point.kept_rule,
+        "result": "FAIL" if why else "PASS",
+        "why": "; ".join(why),
+        "line": (
+            f"{'FAIL' if why else 'PASS'}  {GOAL['strategy']} (default settings) at lap {at_lap}: "
+            f"{point.dollars:.1%} of full history's dollars with caching (goal <= {GOAL['dollars']:.0%}), "
+            f"{point.tokens:.1%} of its input tokens (goal <= {GOAL['tokens']:.0%}), rule "
+            f"{'kept' if point.kept_rule else 'lost'}" + (f" -- {'; '.join(why)}" if why else "")
+        ),
+    }
 
 
-SHOWN = ["family", "settings", "tokens", "dollars", "rule", "laps", "stopped", "summary calls", "frontier"]
+SHOWN = [
+    "family",
+    "settings",
+    "tokens",
+    "dollars",
+    "rule",
+    "laps",
+    "stopped",
+    "summary calls",
+    "frontier",
+]
 
 
 def report(results: dict) -> str:
     """The sweep as a table (frontier rows starred), the frontier in one line each, and the goal line."""
-    rows = [{"family": p["family"], "settings": p["settings"], "tokens": f"{p['tokens']:.1%}",
-             "dollars": f"{p['dollars']:.1%}", "rule": "kept" if p["kept_rule"] else "LOST",
-             "laps": p["laps"], "stopped": p["stopped"], "summary calls": p["summary_calls"],
-             "frontier": "*" if p["on_frontier"] else ""} for p in results["points"]]
-    lines = [f"Cost frontier: long session ({results['workspace']}), billed at lap {results['at_lap']}; "
-             "tokens and dollars (with caching) as a share of full history's:",
-             table([{k: r[k] for k in SHOWN} for r in rows]), "",
-             "Frontier (kept the rule, reached the lap, and no other such run is cheaper on both counts):"]
-    for (tokens, dollars), same in groupby(results["frontier"], key=lambda p: (p["tokens"], p["dollars"])):
+    rows = [
+        {
+            "family": p["family"],
+            "settings": p["settings"],
+            "tokens": f"{p['tokens']:.1%}",
+            "dollars": f"{p['dollars']:.1%}",
+            "rule": "kept" if p["kept_rule"] else "LOST",
+            "laps": p["laps"],
+            "stopped": p["stopped"],
+            "summary calls": p["summary_calls"],
+            "frontier": "*" if p["on_frontier"] else "",
+        }
+        for p in results["points"]
+    ]
+    lines = [
+        f"Cost frontier: long session ({results['workspace']}), billed at lap {results['at_lap']}; "
+        "tokens and dollars (with caching) as a share of full history's:",
+        table([{k: r[k] for k in SHOWN} for r in rows]),
+        "",
+        "Frontier (kept the rule, reached the lap, and no other such run is cheaper on both counts):",
+    ]
+    for (tokens, dollars), same in groupby(
+        results["frontier"], key=lambda p: (p["tokens"], p["dollars"])
+    ):
         same = list(same)
-        also = f" (and {len(same) - 1} more settings with the very same run)" if len(same) > 1 else ""
-        lines.append(f"  {tokens:6.1%} tokens  {dollars:6.1%} dollars  {same[0]['family']}, {same[0]['settings']}{also}")
+        also = (
+            f" (and {len(same) - 1} more settings with the very same run)" if len(same) > 1 else ""
+        )
+        lines.append(
+            f"  {tokens:6.1%} tokens  {dollars:6.1%} dollars  {same[0]['family']}, {same[0]['settings']}{also}"
+        )
     lines += ["", results["goal"]["line"]]
     if results["at_lap"] != GOAL_LAP:
-        lines.append(f"  (quick mode: a short session billed at lap {results['at_lap']}; the goal is set for the "
-                     f"long session at lap {GOAL_LAP}, so this line only shows that the check runs)")
+        lines.append(
+            f"  (quick mode: a short session billed at lap {results['at_lap']}; the goal is set for the "
+            f"long session at lap {GOAL_LAP}, so this line only shows that the check runs)"
+        )
     return "\n".join(lines)
 
 
 def plot(results: dict, path: Path) -> Path:
     """The frontier picture, drawn by stage.plots.plot_cost_frontier, saved as a PNG."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -99,10 +152,20 @@ def plot(results: dict, path: Path) -> Path:
     points = [Point(**{k: v for k, v in p.items() if k != "counts"}) for p in results["points"]]
     fig, (whole, near) = plt.subplots(1, 2, figsize=(20, 8))
     goal = (GOAL["tokens"], GOAL["dollars"])
-    plot_cost_frontier(points, goal=goal, ax=whole,
-                       title=f"Long session at lap {results['at_lap']}: dollars with caching vs input tokens")
-    plot_cost_frontier(points, goal=goal, ax=near, label=points[-1], limits=(0.4, 1.6),
-                       title="the same runs, near the goal")
+    plot_cost_frontier(
+        points,
+        goal=goal,
+        ax=whole,
+        title=f"Long session at lap {results['at_lap']}: dollars with caching vs input tokens",
+    )
+    plot_cost_frontier(
+        points,
+        goal=goal,
+        ax=near,
+        label=points[-1],
+        limits=(0.4, 1.6),
+        title="the same runs, near the goal",
+    )
     near.get_legend().remove()
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

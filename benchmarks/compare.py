@@ -54,8 +54,8 @@ from stage.offline.desk import is_rule, sentences, without_rules
 from stage.tasks import Task, file_reading_task, workspace_task
 
 MAX_LAPS = 80
-SUMMARY_ROOM = 400          # tokens a 220-word template summary takes, with its header
-OUTPUT_RESERVE = 512        # what ThreeZoneCompaction keeps free for the reply (its default)
+SUMMARY_ROOM = 400  # tokens a 220-word template summary takes, with its header
+OUTPUT_RESERVE = 512  # what ThreeZoneCompaction keeps free for the reply (its default)
 
 
 def strategies():
@@ -74,7 +74,9 @@ def task_for(workspace: Path, request: str | None, rule_at_lap: int | None) -> T
     if request:
         rule = " ".join(x for x in sentences(request) if is_rule(x))
         goal = without_rules(request) if rule else request
-        return file_reading_task(rule_at_lap, goal=goal, rule=rule) if rule else Task(request, rule="")
+        return (
+            file_reading_task(rule_at_lap, goal=goal, rule=rule) if rule else Task(request, rule="")
+        )
     if (workspace / ".task.toml").is_file():
         return workspace_task(workspace, rule_at_lap)
     return file_reading_task(rule_at_lap=rule_at_lap)
@@ -88,10 +90,18 @@ def automatic_window(task: Task, workspace: Path, meter: Meter) -> int:
     summary, and a tail of its two largest turns. Example: a task of 9,000 tokens whose largest read is
     1,700 tokens -> max(4,500, (450 + 400 + 2 x 1,800) / 0.75 + 512) = 6,446.
     """
-    run = run_agent(task.request, DeskModel(window=200_000, meter=meter), tools=Toolbox(workspace),
-                    remarks=task.remarks, max_laps=MAX_LAPS)
+    run = run_agent(
+        task.request,
+        DeskModel(window=200_000, meter=meter),
+        tools=Toolbox(workspace),
+        remarks=task.remarks,
+        max_laps=MAX_LAPS,
+    )
     head = meter.total(run.history[:1], tools=run.toolbox.schemas)
-    turns = sorted((meter.count(a) + meter.count(r) for a, r in zip(run.history[1::2], run.history[2::2])), reverse=True)
+    turns = sorted(
+        (meter.count(a) + meter.count(r) for a, r in zip(run.history[1::2], run.history[2::2])),
+        reverse=True,
+    )
     needed = (head + SUMMARY_ROOM + sum(turns[:2])) / 0.75 + OUTPUT_RESERVE
     return max(2500, run.laps[-1].raw_tokens // 2, math.ceil(needed / 100) * 100)
 
@@ -122,7 +132,14 @@ def why_stopped(run, max_laps: int) -> str:
     if run.stopped == "answered":
         if run.toolbox.sql_log:
             return f"answered: applied on {run.toolbox.sql_log[-1]['target']}"
-        said = next((line for line in run.final.splitlines() if re.search(r"Nothing applied|cannot|will not", line)), "")
+        said = next(
+            (
+                line
+                for line in run.final.splitlines()
+                if re.search(r"Nothing applied|cannot|will not", line)
+            ),
+            "",
+        )
         return "answered, nothing applied" + (f": {said.strip()[:140]}" if said else "")
     if run.stopped == "max_laps":
         recent = [a for lap in run.laps[-10:] for a in lap.actions]
@@ -133,8 +150,14 @@ def why_stopped(run, max_laps: int) -> str:
     return f"{run.stopped} at lap {len(run.laps)}: {run.problem.removeprefix('Context overflow: ').split('. ')[0][:140]}"
 
 
-def compare(rule_at_lap: int | None = None, window: int | None = CLASS_WINDOW, workspace: str | Path = WORKSPACE,
-            request: str | None = None, correct_at: int | None = None, max_laps: int = MAX_LAPS) -> list[dict]:
+def compare(
+    rule_at_lap: int | None = None,
+    window: int | None = CLASS_WINDOW,
+    workspace: str | Path = WORKSPACE,
+    request: str | None = None,
+    correct_at: int | None = None,
+    max_laps: int = MAX_LAPS,
+) -> list[dict]:
     """One row per strategy, each from a real run. ``window=None``: chosen by ``automatic_window``.
 
     ``correct_at``: at that lap the user corrects a name in the fix (the workspace's ``correction``); the
@@ -146,69 +169,126 @@ def compare(rule_at_lap: int | None = None, window: int | None = CLASS_WINDOW, w
     correction = correction_of(workspace) if correct_at else None
     remarks = dict(task.remarks)
     if correction:
-        remarks[correct_at] = (remarks[correct_at] + " " if correct_at in remarks else "") + correction[0]
+        remarks[correct_at] = (
+            remarks[correct_at] + " " if correct_at in remarks else ""
+        ) + correction[0]
     for name, strategy in strategies().items():
-        run = run_agent(task.request, DeskModel(window=window, meter=meter), tools=Toolbox(workspace),
-                        context=strategy, remarks=remarks, max_laps=max_laps)
+        run = run_agent(
+            task.request,
+            DeskModel(window=window, meter=meter),
+            tools=Toolbox(workspace),
+            context=strategy,
+            remarks=remarks,
+            max_laps=max_laps,
+        )
         last = run.laps[-1]
         on_desk = " ".join(str(m["content"]) for m in last.sent).lower()
         rule = task.rule.split(":")[0].split(";")[0].lower()
         ran = run.toolbox.sql_log[-1]["statement"] if run.toolbox.sql_log else None
-        rows.append({
-            "strategy": name, "stopped": run.stopped, "laps": len(run.laps),
-            "peak sent": max(lap.assembled_tokens for lap in run.laps), "final sent": last.assembled_tokens,
-            "final raw": last.raw_tokens, "summary calls": sum(lap.summary_calls for lap in run.laps),
-            "rule kept": ("yes" if rule in on_desk else "no") if rule else "-",
-            "re-reads": len(run.rereads), "database": run.database_target or "-",
-            "cause": named_cause(run.final), "statement": ran or "-", "why": why_stopped(run, max_laps),
-            "window": window,
-        })
+        rows.append(
+            {
+                "strategy": name,
+                "stopped": run.stopped,
+                "laps": len(run.laps),
+                "peak sent": max(lap.assembled_tokens for lap in run.laps),
+                "final sent": last.assembled_tokens,
+                "final raw": last.raw_tokens,
+                "summary calls": sum(lap.summary_calls for lap in run.laps),
+                "rule kept": ("yes" if rule in on_desk else "no") if rule else "-",
+                "re-reads": len(run.rereads),
+                "database": run.database_target or "-",
+                "cause": named_cause(run.final),
+                "statement": ran or "-",
+                "why": why_stopped(run, max_laps),
+                "window": window,
+            }
+        )
         if correction:
-            rows[-1]["fix statement"] = {correction[2]: "corrected", correction[1]: "stale"}.get(ran, "-" if ran is None
-                                                                                               else "other")
+            rows[-1]["fix statement"] = {correction[2]: "corrected", correction[1]: "stale"}.get(
+                ran, "-" if ran is None else "other"
+            )
     return rows
 
 
 def table(rows: list[dict], wide: int = 48) -> str:
     """The rows as a plain text table; long cells (a statement, a reason) are cut at ``wide`` characters."""
     heads = list(rows[0])
-    cell = lambda v: (str(v) if len(str(v)) <= wide else str(v)[:wide - 1] + "…")
+    cell = lambda v: str(v) if len(str(v)) <= wide else str(v)[: wide - 1] + "…"
     widths = [max(len(str(h)), *(len(cell(r[h])) for r in rows)) for h in heads]
     line = lambda values: "  ".join(cell(v).ljust(w) for v, w in zip(values, widths)).rstrip()
-    return "\n".join([line(heads), line("-" * w for w in widths)] + [line(r.values()) for r in rows])
+    return "\n".join(
+        [line(heads), line("-" * w for w in widths)] + [line(r.values()) for r in rows]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command line: print the table (or ``--json``). Returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.compare", description=__doc__.split("\n\n")[0],
-                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rule-later", action="store_true", help="the rule arrives at lap 3 instead of in the request")
-    parser.add_argument("--workspace", default=str(WORKSPACE), help="the codebase the agent works in (a folder)")
-    parser.add_argument("--request", help="the request (symptom, folders, 'apply the fix to the database', rule); "
-                                          "default: the workspace's .task.toml, or the class task")
-    parser.add_argument("--correct-at", type=int, metavar="LAP",
-                        help="the user corrects a name in the fix at this lap (the workspace's .task.toml correction)")
-    parser.add_argument("--window", type=int, help="desk size in tokens (default: 5,000 for the class workspace, "
-                                                   "else chosen from a first run, see below)")
-    parser.add_argument("--max-laps", type=int, default=MAX_LAPS, help=f"laps before a run is stopped (default {MAX_LAPS})")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.compare",
+        description=__doc__.split("\n\n")[0],
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--rule-later",
+        action="store_true",
+        help="the rule arrives at lap 3 instead of in the request",
+    )
+    parser.add_argument(
+        "--workspace", default=str(WORKSPACE), help="the codebase the agent works in (a folder)"
+    )
+    parser.add_argument(
+        "--request",
+        help="the request (symptom, folders, 'apply the fix to the database', rule); "
+        "default: the workspace's .task.toml, or the class task",
+    )
+    parser.add_argument(
+        "--correct-at",
+        type=int,
+        metavar="LAP",
+        help="the user corrects a name in the fix at this lap (the workspace's .task.toml correction)",
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        help="desk size in tokens (default: 5,000 for the class workspace, "
+        "else chosen from a first run, see below)",
+    )
+    parser.add_argument(
+        "--max-laps",
+        type=int,
+        default=MAX_LAPS,
+        help=f"laps before a run is stopped (default {MAX_LAPS})",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the rows as JSON instead of a table"
+    )
     args = parser.parse_args(argv)
     folder = Path(args.workspace).resolve()
     if not folder.is_dir():
         parser.error(f"{args.workspace} is not a folder.")
     for name in ("window", "max_laps"):
         if getattr(args, name) is not None and getattr(args, name) <= 0:
-            parser.error(f"--{name.replace('_', '-')} must be a positive number, not {getattr(args, name)}.")
+            parser.error(
+                f"--{name.replace('_', '-')} must be a positive number, not {getattr(args, name)}."
+            )
     if args.request is not None and not args.request.strip():
         parser.error("--request is empty: say what is wrong, where to look, and what to do.")
     window = args.window or (CLASS_WINDOW if folder == WORKSPACE and not args.request else None)
-    rows = compare(3 if args.rule_later else None, window, folder, args.request, args.correct_at, args.max_laps)
+    rows = compare(
+        3 if args.rule_later else None, window, folder, args.request, args.correct_at, args.max_laps
+    )
     if args.json:
-        print(json.dumps({"workspace": str(folder), "window": rows[0]["window"], "rows": rows}, indent=1))
+        print(
+            json.dumps(
+                {"workspace": str(folder), "window": rows[0]["window"], "rows": rows}, indent=1
+            )
+        )
     else:
-        print(f"Workspace {args.workspace}, offline desk model, window {rows[0]['window']:,} tokens"
-              + (", rule given at lap 3" if args.rule_later else ", rule in the request"))
+        print(
+            f"Workspace {args.workspace}, offline desk model, window {rows[0]['window']:,} tokens"
+            + (", rule given at lap 3" if args.rule_later else ", rule in the request")
+        )
         print(table([{k: v for k, v in r.items() if k != "window"} for r in rows]))
     return 0
 

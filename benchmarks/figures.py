@@ -19,20 +19,33 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LATEST = ROOT / "benchmarks" / "results" / "latest.json"
-READMES = {"goals": ROOT / "README.md", "bill": ROOT / "benchmarks" / "README.md",
-           "frontier": ROOT / "benchmarks" / "README.md", "speed": ROOT / "benchmarks" / "README.md"}
+READMES = {
+    "goals": ROOT / "README.md",
+    "bill": ROOT / "benchmarks" / "README.md",
+    "frontier": ROOT / "benchmarks" / "README.md",
+    "speed": ROOT / "benchmarks" / "README.md",
+}
 
 
 def goals_block(results: dict) -> str:
     """The README's table: every goal `make bench` checks, with its result."""
     rows = [("goal", "result"), ("---", "---")]
     for g in results["strategies"]["long_session"]["goals"]:
-        rows.append((g["goal"], f"{g['share']:.1%} of the tokens ({g['result']}), {g['cost share']:.0%} of the "
-                                "dollars with prompt caching"))
+        rows.append(
+            (
+                g["goal"],
+                f"{g['share']:.1%} of the tokens ({g['result']}), {g['cost share']:.0%} of the "
+                "dollars with prompt caching",
+            )
+        )
     cache = results["cache_frontier"]["goal"]
-    rows.append((f"clear, then compact (default settings) at lap {results['cache_frontier']['at_lap']}: "
-                 "≤ 60 % of full history's dollars with caching and ≤ 35 % of its tokens, keeping the rule",
-                 f"{cache['dollars']:.1%} of the dollars, {cache['tokens']:.1%} of the tokens ({cache['result']})"))
+    rows.append(
+        (
+            f"clear, then compact (default settings) at lap {results['cache_frontier']['at_lap']}: "
+            "≤ 60 % of full history's dollars with caching and ≤ 35 % of its tokens, keeping the rule",
+            f"{cache['dollars']:.1%} of the dollars, {cache['tokens']:.1%} of the tokens ({cache['result']})",
+        )
+    )
     speed = results.get("speed", {})
     for g in speed.get("goals", []):
         rows.append((g["goal"], f"{g['measured']} ({g['result']})"))
@@ -40,37 +53,57 @@ def goals_block(results: dict) -> str:
         r = speed["redraw"]
         if "median_ms" in r:
             verdict = "PASS" if r.get("goal_met") else "MISS"
-            rows.append((f"dashboard redraw ≤ {r['goal_ms']} ms per lap",
-                         f"median {r['median_ms']:.0f} ms, p90 {r['p90_ms']:.0f} ms ({verdict})"))
+            rows.append(
+                (
+                    f"dashboard redraw ≤ {r['goal_ms']} ms per lap",
+                    f"median {r['median_ms']:.0f} ms, p90 {r['p90_ms']:.0f} ms ({verdict})",
+                )
+            )
     notebooks = speed.get("notebooks", {})
     if "total s" in notebooks:
         verdict = "PASS" if notebooks["total s"] <= 60 and not notebooks.get("errors") else "MISS"
-        rows.append(("every notebook headless ≤ 60 s", f"{notebooks['total s']:.0f} s for all "
-                                                       f"{len(notebooks['seconds'])} ({verdict})"))
+        rows.append(
+            (
+                "every notebook headless ≤ 60 s",
+                f"{notebooks['total s']:.0f} s for all {len(notebooks['seconds'])} ({verdict})",
+            )
+        )
     when = results.get("written", "date not recorded")
-    return "\n".join([f"The latest `make bench` ({when}):", ""] + [f"| {a} | {b} |" for a, b in rows])
+    return "\n".join(
+        [f"The latest `make bench` ({when}):", ""] + [f"| {a} | {b} |" for a, b in rows]
+    )
 
 
 def bill_block(results: dict) -> str:
     """benchmarks/README's bill table: the long session's rows at the billing lap."""
     long = results["strategies"]["long_session"]
-    lines = [f"Billed at lap {long['at_lap']} ({long.get('workspace', 'long session')}); share = input tokens as "
-             "a fraction of full history's, $ share = dollars with caching, the same way:", "",
-             "| strategy | laps | stopped | share | $ share | cache read | whole-run share | rule kept | database |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        f"Billed at lap {long['at_lap']} ({long.get('workspace', 'long session')}); share = input tokens as "
+        "a fraction of full history's, $ share = dollars with caching, the same way:",
+        "",
+        "| strategy | laps | stopped | share | $ share | cache read | whole-run share | rule kept | database |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in long["rows"]:
-        lines.append(f"| {r['strategy']} | {r['laps']} | {r['stopped']} | {r['share']} | {r['$ share']} | "
-                     f"{r['cache read']} | {r['whole-run share']} | {r['rule kept']} | {r['database']} |")
+        lines.append(
+            f"| {r['strategy']} | {r['laps']} | {r['stopped']} | {r['share']} | {r['$ share']} | "
+            f"{r['cache read']} | {r['whole-run share']} | {r['rule kept']} | {r['database']} |"
+        )
     return "\n".join(lines)
 
 
 def frontier_block(results: dict) -> str:
     """benchmarks/README's frontier list and the cache goal line."""
     frontier = results["cache_frontier"]
-    lines = [f"Frontier at lap {frontier['at_lap']} ({len(frontier['points'])} runs swept; kept the rule, reached "
-             "the lap, and no other such run is cheaper on both counts):", ""]
-    lines += [f"- {p['tokens']:.1%} of the tokens, {p['dollars']:.1%} of the dollars: {p['family']}, {p['settings']}"
-              for p in frontier["frontier"]]
+    lines = [
+        f"Frontier at lap {frontier['at_lap']} ({len(frontier['points'])} runs swept; kept the rule, reached "
+        "the lap, and no other such run is cheaper on both counts):",
+        "",
+    ]
+    lines += [
+        f"- {p['tokens']:.1%} of the tokens, {p['dollars']:.1%} of the dollars: {p['family']}, {p['settings']}"
+        for p in frontier["frontier"]
+    ]
     lines += ["", f"**Goal line:** `{frontier['goal']['line']}`"]
     return "\n".join(lines)
 
@@ -81,30 +114,58 @@ def speed_block(results: dict) -> str:
     if not speed:
         return "(no speed figures in latest.json: it was written with --no-speed)"
     o, m = speed["overhead"], speed["meter"]
-    rows = [("per lap on the class task", f"{o['ms per lap']:.1f} ms = model {o['model ms']:.1f} + tools "
-                                          f"{o['tools ms']:.1f} + harness {o['harness ms']:.1f}"),
-            (f"meter vs recounting every lap, {m['laps']} laps", f"{m['meter s']} s vs {m['naive s']} s: "
-                                                                f"{m['speed-up']}x")]
-    rows += [(f"{s['laps']:,}-lap session", f"{s['seconds']} s CPU, {s['ms per lap']:.1f} ms per lap")
-             for s in speed["sessions"]]
+    rows = [
+        (
+            "per lap on the class task",
+            f"{o['ms per lap']:.1f} ms = model {o['model ms']:.1f} + tools "
+            f"{o['tools ms']:.1f} + harness {o['harness ms']:.1f}",
+        ),
+        (
+            f"meter vs recounting every lap, {m['laps']} laps",
+            f"{m['meter s']} s vs {m['naive s']} s: {m['speed-up']}x",
+        ),
+    ]
+    rows += [
+        (f"{s['laps']:,}-lap session", f"{s['seconds']} s CPU, {s['ms per lap']:.1f} ms per lap")
+        for s in speed["sessions"]
+    ]
     rows += [(f"goal: {g['goal']}", f"{g['measured']}: **{g['result']}**") for g in speed["goals"]]
     r = speed.get("redraw") or {}
     if "median_ms" in r:
-        rows.append(("dashboard redraw per lap", f"median {r['median_ms']} ms, p90 {r['p90_ms']} ms "
-                                                 f"(goal <= {r['goal_ms']} ms)"))
+        rows.append(
+            (
+                "dashboard redraw per lap",
+                f"median {r['median_ms']} ms, p90 {r['p90_ms']} ms (goal <= {r['goal_ms']} ms)",
+            )
+        )
     notebooks = speed.get("notebooks", {})
     if "seconds" in notebooks:
-        rows.append(("notebooks headless", ", ".join(f"`{k.removesuffix('.ipynb')}` {v} s"
-                                                     for k, v in notebooks["seconds"].items())))
-    return "\n".join(["| measure | result |", "| --- | --- |"] + [f"| {a} | {b} |" for a, b in rows])
+        rows.append(
+            (
+                "notebooks headless",
+                ", ".join(
+                    f"`{k.removesuffix('.ipynb')}` {v} s" for k, v in notebooks["seconds"].items()
+                ),
+            )
+        )
+    return "\n".join(
+        ["| measure | result |", "| --- | --- |"] + [f"| {a} | {b} |" for a, b in rows]
+    )
 
 
-BLOCKS = {"goals": goals_block, "bill": bill_block, "frontier": frontier_block, "speed": speed_block}
+BLOCKS = {
+    "goals": goals_block,
+    "bill": bill_block,
+    "frontier": frontier_block,
+    "speed": speed_block,
+}
 
 
 def render(text: str, name: str, body: str) -> str:
     """``text`` with the block ``name`` replaced by ``body``. A missing block is a clear error."""
-    pattern = re.compile(rf"(<!-- figures:{name} -->\n)(?:.*?\n)?(<!-- /figures:{name} -->)", re.DOTALL)
+    pattern = re.compile(
+        rf"(<!-- figures:{name} -->\n)(?:.*?\n)?(<!-- /figures:{name} -->)", re.DOTALL
+    )
     if not pattern.search(text):
         raise ValueError(f"No <!-- figures:{name} --> ... <!-- /figures:{name} --> block to fill.")
     return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text, count=1)
@@ -120,19 +181,30 @@ def updated(results: dict) -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.figures", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only say whether the READMEs match latest.json")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.figures", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="only say whether the READMEs match latest.json"
+    )
     parser.add_argument("--latest", type=Path, default=LATEST)
     args = parser.parse_args(argv)
     results = json.loads(args.latest.read_text(encoding="utf-8"))
-    stale = [path for path, text in updated(results).items() if path.read_text(encoding="utf-8") != text]
+    stale = [
+        path for path, text in updated(results).items() if path.read_text(encoding="utf-8") != text
+    ]
     if args.check:
         for path in stale:
-            print(f"{path.relative_to(ROOT)} does not match {args.latest.name}: run python -m benchmarks.figures")
+            print(
+                f"{path.relative_to(ROOT)} does not match {args.latest.name}: run python -m benchmarks.figures"
+            )
         return 1 if stale else 0
     for path, text in updated(results).items():
         path.write_text(text, encoding="utf-8")
-    print("Figures written from", args.latest.relative_to(ROOT) if args.latest.is_relative_to(ROOT) else args.latest)
+    print(
+        "Figures written from",
+        args.latest.relative_to(ROOT) if args.latest.is_relative_to(ROOT) else args.latest,
+    )
     return 0
 
 

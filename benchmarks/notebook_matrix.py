@@ -26,8 +26,12 @@ def cells() -> list[tuple[Path, str]]:
     """Every (notebook, model name) of the matrix."""
     from stage.notebook_matrix import DESK, MODELS, NOTEBOOKS
 
-    return [(path, model) for path in NOTEBOOKS for model in MODELS
-            if model == DESK or path.parent.name == "notebooks"]
+    return [
+        (path, model)
+        for path in NOTEBOOKS
+        for model in MODELS
+        if model == DESK or path.parent.name == "notebooks"
+    ]
 
 
 def run_cell(pair):
@@ -48,24 +52,45 @@ def run_all(jobs: int = 1, pairs: list | None = None) -> dict:
     with ProcessPoolExecutor(max(1, jobs)) as pool:
         for run in pool.map(run_cell, pairs):
             mark = "ok " if run.clean else "ERR"
-            print(f"  {mark} {run.notebook:<36} {run.model:<36} {run.seconds:5.1f} s  {run.requests:>4} requests"
-                  + ("" if run.clean else f"  {run.errors[0]}"), flush=True)
+            print(
+                f"  {mark} {run.notebook:<36} {run.model:<36} {run.seconds:5.1f} s  {run.requests:>4} requests"
+                + ("" if run.clean else f"  {run.errors[0]}"),
+                flush=True,
+            )
             runs.append(run)
     print(summary(runs), flush=True)
-    return {"runs": len(runs), "clean": sum(r.clean for r in runs),
-            "errors": [{"notebook": r.notebook, "model": r.model, "errors": r.errors} for r in runs if not r.clean],
-            "requests": sum(r.requests for r in runs), "count_tokens": sum(r.counted for r in runs)}
+    return {
+        "runs": len(runs),
+        "clean": sum(r.clean for r in runs),
+        "errors": [
+            {"notebook": r.notebook, "model": r.model, "errors": r.errors}
+            for r in runs
+            if not r.clean
+        ],
+        "requests": sum(r.requests for r in runs),
+        "count_tokens": sum(r.counted for r in runs),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.notebook_matrix", description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks at a time (each has its own server)")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.notebook_matrix", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="notebooks at a time (each has its own server)"
+    )
     parser.add_argument("--model", action="append", help="only these model names (repeatable)")
-    parser.add_argument("--notebook", action="append", help="only notebooks whose name contains this")
+    parser.add_argument(
+        "--notebook", action="append", help="only notebooks whose name contains this"
+    )
     parser.add_argument("--keep", type=Path, help="a folder to write the executed notebooks into")
     args = parser.parse_args(argv)
-    pairs = [(p, m, args.keep) for p, m in cells() if (not args.model or m in args.model)
-             and (not args.notebook or any(n in str(p) for n in args.notebook))]
+    pairs = [
+        (p, m, args.keep)
+        for p, m in cells()
+        if (not args.model or m in args.model)
+        and (not args.notebook or any(n in str(p) for n in args.notebook))
+    ]
     found = run_all(args.jobs, pairs)
     return 0 if found["clean"] == found["runs"] else 1
 

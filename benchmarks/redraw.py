@@ -40,8 +40,8 @@ from stage.plots import threshold_tokens
 from stage.tasks import file_reading_task
 
 FIRST_GOAL_MS, GOAL_MS = 100, 30
-FIRSTS = 7            # first draws measured (each a new Picture), the median reported
-PLAIN_LAPS = 15       # laps drawn the plain way (each a whole figure): enough for a median
+FIRSTS = 7  # first draws measured (each a new Picture), the median reported
+PLAIN_LAPS = 15  # laps drawn the plain way (each a whole figure): enough for a median
 
 
 def long_session(laps: int, meter: Meter, window: int = 5000) -> tuple[list[Lap], int]:
@@ -51,8 +51,10 @@ def long_session(laps: int, meter: Meter, window: int = 5000) -> tuple[list[Lap]
     run = run_agent(task.request, model, context=strategy, max_laps=80, meter=meter)
     session, climbed = [], 0
     while len(session) < laps:
-        for lap in run.laps[:laps - len(session)]:
-            session.append(replace(lap, number=len(session) + 1, raw_tokens=lap.raw_tokens + climbed))
+        for lap in run.laps[: laps - len(session)]:
+            session.append(
+                replace(lap, number=len(session) + 1, raw_tokens=lap.raw_tokens + climbed)
+            )
         climbed += run.laps[-1].raw_tokens
     return session, threshold_tokens(strategy, model)
 
@@ -72,7 +74,7 @@ def measure_redraw(laps: int = 100, firsts: int = FIRSTS, plain_laps: int = PLAI
     """
     meter, task = Meter(), file_reading_task()
     session, threshold = long_session(laps, meter)
-    new = lambda: Picture(threshold, task.rule, task.request, meter, label="three-zone compaction")   # noqa: E731
+    new = lambda: Picture(threshold, task.rule, task.request, meter, label="three-zone compaction")  # noqa: E731
 
     def plain(shown: int) -> bytes:
         """The same figure the plain way: built afresh, drawn whole, saved with matplotlib's own PNG writer."""
@@ -80,7 +82,7 @@ def measure_redraw(laps: int = 100, firsts: int = FIRSTS, plain_laps: int = PLAI
         figure.savefig(out, format="png", dpi=figure.dpi)
         return out.getvalue()
 
-    for _ in range(2):                                       # warm up: fonts, text layout caches, numpy
+    for _ in range(2):  # warm up: fonts, text layout caches, numpy
         new().png(session, laps)
         plain(laps)
     middle = laps // 2
@@ -88,7 +90,9 @@ def measure_redraw(laps: int = 100, firsts: int = FIRSTS, plain_laps: int = PLAI
     firsts = [timed(lambda: new().png(session, middle)) for _ in range(firsts)]
     picture = new()
     picture.png(session, 1)
-    redraws = [timed(lambda shown=shown: picture.png(session, shown)) for shown in range(2, laps + 1)]
+    redraws = [
+        timed(lambda shown=shown: picture.png(session, shown)) for shown in range(2, laps + 1)
+    ]
     step = max(1, laps // plain_laps)
     plain_redraws = [timed(lambda shown=shown: plain(shown)) for shown in range(2, laps + 1, step)]
 
@@ -98,22 +102,34 @@ def measure_redraw(laps: int = 100, firsts: int = FIRSTS, plain_laps: int = PLAI
     first, plain_first = ms([w for w, _ in firsts]), ms([w for w, _ in plain_firsts])
     median, plain_median = ms([w for w, _ in redraws]), ms([w for w, _ in plain_redraws])
     p90 = ms([w for w, _ in redraws], lambda v: _percentile(v, 90))
-    return {"laps": laps, "first_ms": first, "first_cpu_ms": ms([c for _, c in firsts]),
-            "plain_first_ms": plain_first, "first_ratio": round(first / plain_first, 2),
-            "median_ms": median, "p90_ms": p90, "max_ms": ms([w for w, _ in redraws], max),
-            "cpu_median_ms": ms([c for _, c in redraws]), "plain_median_ms": plain_median,
-            "plain_cpu_median_ms": ms([c for _, c in plain_redraws]),
-            "redraw_ratio": round(median / plain_median, 2), "png_kb": round(len(picture.png(session, laps)) / 1024),
-            "first_goal_ms": FIRST_GOAL_MS, "goal_ms": GOAL_MS,
-            "goal_met": first <= FIRST_GOAL_MS and median <= GOAL_MS}
+    return {
+        "laps": laps,
+        "first_ms": first,
+        "first_cpu_ms": ms([c for _, c in firsts]),
+        "plain_first_ms": plain_first,
+        "first_ratio": round(first / plain_first, 2),
+        "median_ms": median,
+        "p90_ms": p90,
+        "max_ms": ms([w for w, _ in redraws], max),
+        "cpu_median_ms": ms([c for _, c in redraws]),
+        "plain_median_ms": plain_median,
+        "plain_cpu_median_ms": ms([c for _, c in plain_redraws]),
+        "redraw_ratio": round(median / plain_median, 2),
+        "png_kb": round(len(picture.png(session, laps)) / 1024),
+        "first_goal_ms": FIRST_GOAL_MS,
+        "goal_ms": GOAL_MS,
+        "goal_met": first <= FIRST_GOAL_MS and median <= GOAL_MS,
+    }
 
 
 def report(r: dict) -> str:
     """Example: 'first draw 85 ms (plain matplotlib 240 ms: 0.35x) · redraw median 22 ms, p90 30 ms (plain ...)'"""
-    return (f"first draw {r['first_ms']} ms, CPU {r['first_cpu_ms']} ms (plain matplotlib {r['plain_first_ms']} ms: "
-            f"{r['first_ratio']}x; goal <= {r['first_goal_ms']} ms) · redraw median {r['median_ms']} ms, p90 "
-            f"{r['p90_ms']} ms, CPU {r['cpu_median_ms']} ms (plain {r['plain_median_ms']} ms: {r['redraw_ratio']}x; "
-            f"goal <= {r['goal_ms']} ms) · {r['laps']} laps, {r['png_kb']} KB a PNG")
+    return (
+        f"first draw {r['first_ms']} ms, CPU {r['first_cpu_ms']} ms (plain matplotlib {r['plain_first_ms']} ms: "
+        f"{r['first_ratio']}x; goal <= {r['first_goal_ms']} ms) · redraw median {r['median_ms']} ms, p90 "
+        f"{r['p90_ms']} ms, CPU {r['cpu_median_ms']} ms (plain {r['plain_median_ms']} ms: {r['redraw_ratio']}x; "
+        f"goal <= {r['goal_ms']} ms) · {r['laps']} laps, {r['png_kb']} KB a PNG"
+    )
 
 
 def _percentile(values: list[float], percent: float) -> float:

@@ -43,7 +43,7 @@ from stage.tasks import Task, file_reading_task
 
 WINDOW = CLASS_WINDOW
 PRODUCTION_WINDOW = 200_000
-SCALE = WINDOW / PRODUCTION_WINDOW             # 1/40: every production token number is multiplied by this
+SCALE = WINDOW / PRODUCTION_WINDOW  # 1/40: every production token number is multiplied by this
 MAX_LAPS = 200
 
 PROBES = [  # (question, what must be in the final sent context to answer it)
@@ -60,6 +60,7 @@ def scaled(tokens: int) -> int:
 
 
 # ---- the rows ----------------------------------------------------------------------------------
+
 
 def core_strategies() -> list[tuple[str, object, str]]:
     """(name, strategy, note) for the harness's own strategies with their default settings."""
@@ -86,32 +87,46 @@ def production_presets(turn_tokens: int) -> list[tuple[str, object, str]]:
     pi_turns = max(1, round(pi_keep / turn_tokens))
     sdk_threshold = scaled(100_000)
     return [
-        ("Claude Code style",
-         ThreeZoneCompaction(threshold=cc_trigger / (WINDOW - reserve), output_reserve=reserve, tail_turns=2),
-         f"trigger at window - min(reserve, 20k) - 13k = {WINDOW} - {reserve} - {buffer} = {cc_trigger} "
-         "tokens; "
-         "its 9-section summary -> the template; all user messages in the summary -> request pinned; "
-         "recently read files re-attached -> a 2-turn tail"),
-        ("pi style",
-         ThreeZoneCompaction(threshold=1.0, output_reserve=pi_reserve, tail_turns=pi_turns,
-                             pin_request=False),
-         f"compacts above window - reserve 16,384 (-> {pi_reserve}); keeps ~20k recent tokens (-> {pi_keep}) "
-         f"= {pi_turns} turn(s) at ~{turn_tokens} tokens a turn; request summarized too"),
-        ("Codex style",
-         ThreeZoneCompaction(threshold=0.9, output_reserve=0, tail_turns=0, pin_request=True),
-         "compacts at 90 % of the window; keeps the user's messages, no tool output -> request pinned, "
-         "no verbatim tail; a remark made mid-task sits in a tool-result message here, so only the summary "
-         "can carry it"),
-        ("LangChain middleware style",
-         ThreeZoneCompaction(threshold=0.8, output_reserve=0, tail_turns=10, pin_request=False),
-         f"keeps the last 20 messages = 10 turns (a count, so not scaled): ~{10 * turn_tokens:,} tokens "
-         f"of this task, {10 * turn_tokens / WINDOW:.0%} of the desk; the trigger is the user's choice "
-         "there: 80 % of the window here; request summarized too"),
-        ("SDK compaction-control style",
-         ThreeZoneCompaction(threshold=sdk_threshold / WINDOW, output_reserve=0, tail_turns=0,
-                             pin_request=False),
-         f"context_token_threshold 100,000 (-> {sdk_threshold}); the whole history, request included, "
-         "becomes one summary message"),
+        (
+            "Claude Code style",
+            ThreeZoneCompaction(
+                threshold=cc_trigger / (WINDOW - reserve), output_reserve=reserve, tail_turns=2
+            ),
+            f"trigger at window - min(reserve, 20k) - 13k = {WINDOW} - {reserve} - {buffer} = {cc_trigger} "
+            "tokens; "
+            "its 9-section summary -> the template; all user messages in the summary -> request pinned; "
+            "recently read files re-attached -> a 2-turn tail",
+        ),
+        (
+            "pi style",
+            ThreeZoneCompaction(
+                threshold=1.0, output_reserve=pi_reserve, tail_turns=pi_turns, pin_request=False
+            ),
+            f"compacts above window - reserve 16,384 (-> {pi_reserve}); keeps ~20k recent tokens (-> {pi_keep}) "
+            f"= {pi_turns} turn(s) at ~{turn_tokens} tokens a turn; request summarized too",
+        ),
+        (
+            "Codex style",
+            ThreeZoneCompaction(threshold=0.9, output_reserve=0, tail_turns=0, pin_request=True),
+            "compacts at 90 % of the window; keeps the user's messages, no tool output -> request pinned, "
+            "no verbatim tail; a remark made mid-task sits in a tool-result message here, so only the summary "
+            "can carry it",
+        ),
+        (
+            "LangChain middleware style",
+            ThreeZoneCompaction(threshold=0.8, output_reserve=0, tail_turns=10, pin_request=False),
+            f"keeps the last 20 messages = 10 turns (a count, so not scaled): ~{10 * turn_tokens:,} tokens "
+            f"of this task, {10 * turn_tokens / WINDOW:.0%} of the desk; the trigger is the user's choice "
+            "there: 80 % of the window here; request summarized too",
+        ),
+        (
+            "SDK compaction-control style",
+            ThreeZoneCompaction(
+                threshold=sdk_threshold / WINDOW, output_reserve=0, tail_turns=0, pin_request=False
+            ),
+            f"context_token_threshold 100,000 (-> {sdk_threshold}); the whole history, request included, "
+            "becomes one summary message",
+        ),
     ]
 
 
@@ -123,15 +138,28 @@ def mean_turn_tokens(run: Run, meter: Meter) -> int:
 
 # ---- one run, one row -------------------------------------------------------------------------------
 
-def go(task: Task, strategy, window: int = WINDOW, workspace: Path = WORKSPACE, meter: Meter | None = None,
-       max_laps: int = MAX_LAPS) -> Run:
+
+def go(
+    task: Task,
+    strategy,
+    window: int = WINDOW,
+    workspace: Path = WORKSPACE,
+    meter: Meter | None = None,
+    max_laps: int = MAX_LAPS,
+) -> Run:
     """Run the task once with the offline model.
 
     Example: go(file_reading_task(), FullHistory()).stopped -> "overflow"
     """
     model = DeskModel(window=window, meter=meter or Meter())
-    return run_agent(task.request, model, tools=Toolbox(workspace), context=strategy, remarks=task.remarks,
-                     max_laps=max_laps)
+    return run_agent(
+        task.request,
+        model,
+        tools=Toolbox(workspace),
+        context=strategy,
+        remarks=task.remarks,
+        max_laps=max_laps,
+    )
 
 
 def final_context(run: Run) -> str:
@@ -149,14 +177,20 @@ def row(name: str, run: Run, note: str, meter: Meter) -> dict:
     """One table row from one run (plus, for the JSON, the assembled-token line and the missed probes)."""
     paid, answered = bill(run.laps, meter=meter), answerable(run)
     return {
-        "strategy": name, "laps": len(run.laps), "stopped": run.stopped,
+        "strategy": name,
+        "laps": len(run.laps),
+        "stopped": run.stopped,
         "peak sent": max(lap.assembled_tokens for lap in run.laps),
-        "final sent": run.laps[-1].assembled_tokens, "billed input": paid.input,
-        "cost $": round(paid.cost, 4), "no-cache $": round(paid.cost_without_cache, 4),
+        "final sent": run.laps[-1].assembled_tokens,
+        "billed input": paid.input,
+        "cost $": round(paid.cost, 4),
+        "no-cache $": round(paid.cost_without_cache, 4),
         "summary calls": sum(lap.summary_calls for lap in run.laps),
         "rule kept": "yes" if PROBES[-1][0] in answered else "no",
-        "database": run.database_target or "-", "facts": f"{len(answered)}/{len(PROBES)}",
-        "re-reads": len(run.rereads), "note": note,
+        "database": run.database_target or "-",
+        "facts": f"{len(answered)}/{len(PROBES)}",
+        "re-reads": len(run.rereads),
+        "note": note,
         "missed": [q for q, _ in PROBES if q not in answered],
         "assembled": [lap.assembled_tokens for lap in run.laps],
     }
@@ -167,7 +201,7 @@ def strategy_table(task: Task, meter: Meter) -> list[dict]:
     rows, reference = [], None
     for name, strategy, note in core_strategies():
         run = go(task, strategy, meter=meter)
-        reference = reference or run                  # full history: the turn size for pi's tail
+        reference = reference or run  # full history: the turn size for pi's tail
         rows.append(row(name, run, note, meter))
     for name, strategy, note in production_presets(mean_turn_tokens(reference, meter)):
         rows.append(row(name, go(task, strategy, meter=meter), note, meter))
@@ -183,13 +217,18 @@ LONG_ROWS = [  # (name, strategy factory, window)
     ("clear tool results", ClearToolResults, WINDOW),
     ("clear, then compact", ClearThenCompact, WINDOW),
 ]
-GOALS = [("running summary", 0.25), ("three-zone, template", 0.40)]   # input share of full history at lap 60
+GOALS = [
+    ("running summary", 0.25),
+    ("three-zone, template", 0.40),
+]  # input share of full history at lap 60
 
 
 def long_session(workspace: Path, meter: Meter, at_lap: int = 60) -> dict:
     """Bill each strategy at ``at_lap`` against full history on the same long task, and check the goals."""
-    runs = [(name, window, go(LONG_TASK, make(), window=window, workspace=workspace, meter=meter))
-            for name, make, window in LONG_ROWS]
+    runs = [
+        (name, window, go(LONG_TASK, make(), window=window, workspace=workspace, meter=meter))
+        for name, make, window in LONG_ROWS
+    ]
     baseline = runs[0][2]
     rows = [long_row(name, window, run, baseline, at_lap, meter) for name, window, run in runs]
     return {"at_lap": at_lap, "rows": rows, "goals": check_goals(rows, at_lap)}
@@ -202,14 +241,22 @@ def long_row(name: str, window: int, run: Run, baseline: Run, at_lap: int, meter
     at, base_at = bill(run.laps[:upto], meter=meter), bill(baseline.laps[:upto], meter=meter)
     whole, base_whole = bill(run.laps, meter=meter), bill(baseline.laps, meter=meter)
     return {
-        "strategy": name, "window": window, "laps": len(run.laps), "stopped": run.stopped,
-        "billed at lap": upto, "input": at.input, "share": f"{at.input / base_at.input:.0%}",
-        "cost $": round(at.cost, 4), "$ share": f"{at.cost / base_at.cost:.0%}",
-        "cache read": f"{at.read_share:.0%}", "whole-run input": whole.input,
+        "strategy": name,
+        "window": window,
+        "laps": len(run.laps),
+        "stopped": run.stopped,
+        "billed at lap": upto,
+        "input": at.input,
+        "share": f"{at.input / base_at.input:.0%}",
+        "cost $": round(at.cost, 4),
+        "$ share": f"{at.cost / base_at.cost:.0%}",
+        "cache read": f"{at.read_share:.0%}",
+        "whole-run input": whole.input,
         "whole-run share": f"{whole.input / base_whole.input:.0%}",
         "rule kept": "yes" if PROBES[-1][0] in answerable(run) else "no",
         "database": run.database_target or "-",
-        "share_value": at.input / base_at.input, "cost_share_value": at.cost / base_at.cost,
+        "share_value": at.input / base_at.input,
+        "cost_share_value": at.cost / base_at.cost,
         "assembled": [lap.assembled_tokens for lap in run.laps],
     }
 
@@ -220,11 +267,17 @@ def check_goals(rows: list[dict], at_lap: int) -> list[dict]:
     for name, limit in GOALS:
         r = by_name[name]
         why = missed_by(r, limit, at_lap)
-        results.append({"goal": f"{name} bills <= {limit:.0%} of full history's input at lap {at_lap}, "
-                                "keeping the rule",
-                        "share": round(r["share_value"], 4), "cost share": round(r["cost_share_value"], 4),
-                        "whole-run share": r["whole-run share"], "result": "MISS" if why else "PASS",
-                        "why": "; ".join(why)})
+        results.append(
+            {
+                "goal": f"{name} bills <= {limit:.0%} of full history's input at lap {at_lap}, "
+                "keeping the rule",
+                "share": round(r["share_value"], 4),
+                "cost share": round(r["cost_share_value"], 4),
+                "whole-run share": r["whole-run share"],
+                "result": "MISS" if why else "PASS",
+                "why": "; ".join(why),
+            }
+        )
     return results
 
 
@@ -235,7 +288,9 @@ def missed_by(r: dict, limit: float, at_lap: int) -> list[str]:
         over = r["share_value"] - limit
         reasons.append(f"share {r['share_value']:.1%} is {over:.1%} over the {limit:.0%} goal")
     if r["rule kept"] != "yes" or r["database"] != "staging":
-        reasons.append(f"constraint not kept (rule on the desk: {r['rule kept']}, database: {r['database']})")
+        reasons.append(
+            f"constraint not kept (rule on the desk: {r['rule kept']}, database: {r['database']})"
+        )
     if r["billed at lap"] < at_lap:
         reasons.append(f"the run stopped at lap {r['billed at lap']}, before lap {at_lap}")
     return reasons
@@ -251,57 +306,114 @@ def run_all(quick: bool = False) -> dict:
     import tempfile
 
     meter = Meter("tiktoken")
-    tables = {label: strategy_table(file_reading_task(rule_at_lap=lap), meter)
-              for label, lap in TASKS.items()}
+    tables = {
+        label: strategy_table(file_reading_task(rule_at_lap=lap), meter)
+        for label, lap in TASKS.items()
+    }
     fillers, at_lap = (4, 20) if quick else (43, 60)
     with tempfile.TemporaryDirectory() as folder:
         long = long_session(long_workspace(Path(folder) / "workspace", fillers), meter, at_lap)
     long["workspace"] = f"class workspace + {fillers} generated modules under app/features/"
-    return {"window": WINDOW, "production_window": PRODUCTION_WINDOW, "scale": f"1/{round(1 / SCALE)}",
-            "tables": tables, "long_session": long}
+    return {
+        "window": WINDOW,
+        "production_window": PRODUCTION_WINDOW,
+        "scale": f"1/{round(1 / SCALE)}",
+        "tables": tables,
+        "long_session": long,
+    }
 
 
-SHOWN = ["strategy", "laps", "stopped", "peak sent", "final sent", "billed input", "cost $", "no-cache $",
-         "summary calls", "rule kept", "database", "facts", "re-reads"]
-LONG_SHOWN = ["strategy", "window", "laps", "stopped", "billed at lap", "input", "share", "cost $", "$ share",
-              "cache read", "whole-run input", "whole-run share", "rule kept", "database"]
+SHOWN = [
+    "strategy",
+    "laps",
+    "stopped",
+    "peak sent",
+    "final sent",
+    "billed input",
+    "cost $",
+    "no-cache $",
+    "summary calls",
+    "rule kept",
+    "database",
+    "facts",
+    "re-reads",
+]
+LONG_SHOWN = [
+    "strategy",
+    "window",
+    "laps",
+    "stopped",
+    "billed at lap",
+    "input",
+    "share",
+    "cost $",
+    "$ share",
+    "cache read",
+    "whole-run input",
+    "whole-run share",
+    "rule kept",
+    "database",
+]
 
 
 def report(results: dict) -> str:
     """The tables and goals as the terminal shows them."""
-    lines = [f"Offline desk model, window {results['window']:,} tokens. Presets are scaled from a "
-             f"{results['production_window']:,}-token production window by {results['scale']} "
-             "(token numbers only)."]
+    lines = [
+        f"Offline desk model, window {results['window']:,} tokens. Presets are scaled from a "
+        f"{results['production_window']:,}-token production window by {results['scale']} "
+        "(token numbers only)."
+    ]
     for label, rows in results["tables"].items():
-        lines += ["", f"File-reading task, {label}:", table([{k: r[k] for k in SHOWN} for r in rows])]
+        lines += [
+            "",
+            f"File-reading task, {label}:",
+            table([{k: r[k] for k in SHOWN} for r in rows]),
+        ]
     first = next(iter(results["tables"].values()))
-    lines += ["", "Notes on the presets:"] + [f"  {r['strategy']}: {r['note']}" for r in first if r["note"]]
-    lines += ["", "Facts probed in the final context: " + "; ".join(f"{q} -> {a!r}" for q, a in PROBES)]
+    lines += ["", "Notes on the presets:"] + [
+        f"  {r['strategy']}: {r['note']}" for r in first if r["note"]
+    ]
+    lines += [
+        "",
+        "Facts probed in the final context: " + "; ".join(f"{q} -> {a!r}" for q, a in PROBES),
+    ]
     long = results["long_session"]
     at = long["at_lap"]
     shown = [{k: r[k] for k in LONG_SHOWN} for r in long["rows"]]
-    lines += ["", f"Long session ({long['workspace']}), billed at lap {at} "
-                  "(share = input tokens as a fraction of full history's; $ share = the same with caching):",
-              table(shown), ""]
-    lines += [f"  {g['result']}  {g['goal']}: {g['share']:.1%} of the tokens, {g['cost share']:.0%} of "
-              f"the dollars (whole task: {g['whole-run share']} of the tokens)"
-              + (f" -- {g['why']}" if g["why"] else "") for g in long["goals"]]
+    lines += [
+        "",
+        f"Long session ({long['workspace']}), billed at lap {at} "
+        "(share = input tokens as a fraction of full history's; $ share = the same with caching):",
+        table(shown),
+        "",
+    ]
+    lines += [
+        f"  {g['result']}  {g['goal']}: {g['share']:.1%} of the tokens, {g['cost share']:.0%} of "
+        f"the dollars (whole task: {g['whole-run share']} of the tokens)"
+        + (f" -- {g['why']}" if g["why"] else "")
+        for g in long["goals"]
+    ]
     return "\n".join(lines)
 
 
 def plot(results: dict, path: Path) -> Path:
     """The assembled-token line of every strategy (rule in the request), with the window as a wall."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows = next(iter(results["tables"].values()))
     core = len(core_strategies())
     fig, panels = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
-    for panel, group, title in ((panels[0], rows[:core], "the harness's strategies"),
-                                (panels[1], rows[:1] + rows[core:], "production-style presets (scaled)")):
+    for panel, group, title in (
+        (panels[0], rows[:core], "the harness's strategies"),
+        (panels[1], rows[:1] + rows[core:], "production-style presets (scaled)"),
+    ):
         for r in group:
-            panel.plot(range(1, len(r["assembled"]) + 1), r["assembled"], label=r["strategy"], lw=1.6)
+            panel.plot(
+                range(1, len(r["assembled"]) + 1), r["assembled"], label=r["strategy"], lw=1.6
+            )
         panel.axhline(results["window"], color="black", ls="--", lw=1, label="window")
         panel.set(title=title, xlabel="lap")
         panel.legend(fontsize=8)

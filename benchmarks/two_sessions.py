@@ -31,21 +31,28 @@ from harness.tools import Toolbox
 from stage.offline import DeskModel
 from stage.tasks import GOAL, file_reading_task
 
-WINDOW = 20_000          # roomy: no compaction, so only memory differs between the runs
+WINDOW = 20_000  # roomy: no compaction, so only memory differs between the runs
 
 
-def session_one(notebook: Path, window: int = WINDOW, meter: Meter | None = None) -> tuple[Run, Memory]:
+def session_one(
+    notebook: Path, window: int = WINDOW, meter: Meter | None = None
+) -> tuple[Run, Memory]:
     """Work the class task, the remember tool writing into ``notebook``. Returns the run and its memory."""
     meter = meter or Meter()
     memory = load_memory(user=None, project=notebook, local=None, meter=meter)
     tools = Toolbox(remember=remember_into(notebook))
-    run = run_agent(file_reading_task().request, DeskModel(window=window, meter=meter), tools=tools,
-                    system=system_prompt(memory, invite_remember=True))
+    run = run_agent(
+        file_reading_task().request,
+        DeskModel(window=window, meter=meter),
+        tools=tools,
+        system=system_prompt(memory, invite_remember=True),
+    )
     return run, memory
 
 
-def session_two(memory: Memory | None, request: str = GOAL, window: int = WINDOW,
-                meter: Meter | None = None) -> Run:
+def session_two(
+    memory: Memory | None, request: str = GOAL, window: int = WINDOW, meter: Meter | None = None
+) -> Run:
     """A fresh session on ``request``; the only thing it carries over is ``memory`` in its system prompt."""
     model = DeskModel(window=window, meter=meter or Meter())
     return run_agent(request, model, system=system_prompt(memory))
@@ -54,13 +61,20 @@ def session_two(memory: Memory | None, request: str = GOAL, window: int = WINDOW
 def row(label: str, run: Run, memory: Memory | None) -> dict:
     """One line of the table, read off a finished run."""
     per_turn = memory.tokens_per_turn if memory else 0
-    return {"session": label, "laps": len(run.laps), "files read": len(run.files_read),
-            "re-reads": len(run.rereads), "memory tokens/turn": per_turn,
-            "memory tokens/session": per_turn * len(run.laps), "database": run.database_target or "-"}
+    return {
+        "session": label,
+        "laps": len(run.laps),
+        "files read": len(run.files_read),
+        "re-reads": len(run.rereads),
+        "memory tokens/turn": per_turn,
+        "memory tokens/session": per_turn * len(run.laps),
+        "database": run.database_target or "-",
+    }
 
 
-def two_sessions(window: int = WINDOW, meter: Meter | None = None,
-                 folder: str | Path | None = None) -> list[dict]:
+def two_sessions(
+    window: int = WINDOW, meter: Meter | None = None, folder: str | Path | None = None
+) -> list[dict]:
     """The comparison rows: session one, then session two three ways. Each row comes from a real run.
 
     ``folder`` keeps session one's CLAUDE.md there (default: a temporary folder, removed afterwards).
@@ -72,16 +86,30 @@ def two_sessions(window: int = WINDOW, meter: Meter | None = None,
         first, _ = session_one(notebook, window, meter)
         promoted = load_memory(user=None, project=notebook, local=None, meter=meter)
         written = load_memory(user=None, project=PROJECT_MEMORY, local=None, meter=meter)
-        return [row("1: the task, rule in request", first, None),
-                row("2: no memory", session_two(None, window=window, meter=meter), None),
-                row("2: promoted in session 1", session_two(promoted, window=window, meter=meter), promoted),
-                row("2: workspace CLAUDE.md", session_two(written, window=window, meter=meter), written)]
+        return [
+            row("1: the task, rule in request", first, None),
+            row("2: no memory", session_two(None, window=window, meter=meter), None),
+            row(
+                "2: promoted in session 1",
+                session_two(promoted, window=window, meter=meter),
+                promoted,
+            ),
+            row(
+                "2: workspace CLAUDE.md", session_two(written, window=window, meter=meter), written
+            ),
+        ]
 
 
 def jot_notes(run: Run, folder: Path) -> int:
     """Save each Cause / Fix / Noticed line the agent noted during ``run`` as a note. Returns how many."""
-    lines = {line.strip() for m in run.history if m["role"] == "assistant" for b in m["content"]
-             if b.get("type") == "text" for line in b["text"].splitlines()}
+    lines = {
+        line.strip()
+        for m in run.history
+        if m["role"] == "assistant"
+        for b in m["content"]
+        if b.get("type") == "text"
+        for line in b["text"].splitlines()
+    }
     facts = sorted(line for line in lines if line.startswith(("Cause:", "Fix:", "Noticed:")))
     for fact in facts:
         kind, _, rest = fact.partition(": ")
@@ -106,15 +134,19 @@ def main() -> None:
     args = parser.parse_args()
     meter = Meter()
     with tempfile.TemporaryDirectory() as scratch:
-        print(f"Two sessions, offline desk model, window {args.window:,} tokens. Session two's request:")
+        print(
+            f"Two sessions, offline desk model, window {args.window:,} tokens. Session two's request:"
+        )
         print(f"  {GOAL}\n")
         print(table(two_sessions(args.window, meter, folder=scratch)))
         print("\nWhat session one promoted into its CLAUDE.md:")
         print(Path(scratch, "CLAUDE.md").read_text(encoding="utf-8").rstrip())
     costs = retrieved_versus_loaded(meter)
-    print(f"\nRetrieved memory for the same request: {costs['all notes']} tokens of notes on file, "
-          f"{costs['recalled']} recalled ({', '.join(costs['recalled notes']) or 'none'}); "
-          f"the always-loaded CLAUDE.md costs {costs['always loaded']} tokens per turn.")
+    print(
+        f"\nRetrieved memory for the same request: {costs['all notes']} tokens of notes on file, "
+        f"{costs['recalled']} recalled ({', '.join(costs['recalled notes']) or 'none'}); "
+        f"the always-loaded CLAUDE.md costs {costs['always loaded']} tokens per turn."
+    )
 
 
 if __name__ == "__main__":

@@ -18,20 +18,26 @@ from harness.tools import REPO_ROOT, WORKSPACE
 
 
 def folders() -> list[Path]:
-    return [WORKSPACE] + sorted(p for p in (REPO_ROOT / "workspaces").iterdir() if (p / ".task.toml").is_file())
+    return [WORKSPACE] + sorted(
+        p for p in (REPO_ROOT / "workspaces").iterdir() if (p / ".task.toml").is_file()
+    )
 
 
 def run_all(quick: bool = False) -> dict:
     """{workspace name: rows}. Quick mode: the class workspace only."""
     chosen = folders()[:1] if quick else folders()
-    return {folder.name: compare(3, CLASS_WINDOW if folder == WORKSPACE else None, folder, correct_at=2)
-            for folder in chosen}
+    return {
+        folder.name: compare(3, CLASS_WINDOW if folder == WORKSPACE else None, folder, correct_at=2)
+        for folder in chosen
+    }
 
 
 def report(results: dict) -> str:
     parts = []
     for name, rows in results.items():
-        parts.append(f"Workspace {name} (desk {rows[0]['window']:,} tokens; rule at lap 3, correction at lap 2):")
+        parts.append(
+            f"Workspace {name} (desk {rows[0]['window']:,} tokens; rule at lap 3, correction at lap 2):"
+        )
         parts.append(table([{k: v for k, v in r.items() if k != "window"} for r in rows]))
     return "\n".join(parts)
 

@@ -39,7 +39,7 @@ from traitlets import Unicode
 
 PRIVATE_NAME = "_context_desk_grader_checks"
 CHECK_CALL = re.compile(r"\bchecks\.(check_\w+)\(")
-LOADER = '''# Graded with the instructor's own checks (loaded afresh from the grader's folder, not the student's).
+LOADER = """# Graded with the instructor's own checks (loaded afresh from the grader's folder, not the student's).
 def _context_desk_grader_checks(path={path!r}, name={name!r}):
     import importlib.util, os, sys
     here = os.path.realpath(os.getcwd())
@@ -61,26 +61,35 @@ def _context_desk_grader_checks(path={path!r}, name={name!r}):
         sys.path[:] = saved
     return module
 _grader_checks = _context_desk_grader_checks()
-'''
+"""
 
 
 class UseGraderChecks(NbGraderPreprocessor):
     """Points every graded cell's `checks.check_x(...)` at the instructor's copy of the checks."""
 
-    grader_checks = Unicode("", help="the folder of the instructor's checks package").tag(config=True)
+    grader_checks = Unicode("", help="the folder of the instructor's checks package").tag(
+        config=True
+    )
 
     def preprocess(self, nb, resources):
         if not self.grader_checks or not (Path(self.grader_checks) / "__init__.py").is_file():
-            raise ValueError(f"UseGraderChecks.grader_checks = {self.grader_checks!r}: no checks package there; "
-                             "rebuild the course with class/nbgrader_assignments.py")
+            raise ValueError(
+                f"UseGraderChecks.grader_checks = {self.grader_checks!r}: no checks package there; "
+                "rebuild the course with class/nbgrader_assignments.py"
+            )
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
         meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution") \
-                and CHECK_CALL.search(cell.source):
-            cell.source = LOADER.format(path=self.grader_checks, name=PRIVATE_NAME) + \
-                CHECK_CALL.sub(r"_grader_checks.\1(", cell.source)
+        if (
+            cell.cell_type == "code"
+            and meta.get("grade")
+            and not meta.get("solution")
+            and CHECK_CALL.search(cell.source)
+        ):
+            cell.source = LOADER.format(
+                path=self.grader_checks, name=PRIVATE_NAME
+            ) + CHECK_CALL.sub(r"_grader_checks.\1(", cell.source)
         return cell, resources
 
 
@@ -103,11 +112,16 @@ class OwnerCheckedCollect(ExchangeCollect):
             record = self._path_to_record(path)
             owner = owner_name(path)
             if owner != record["username"]:
-                self.log.warning("Refused %s: it says it is %s's, but the account %s submitted it",
-                                 record["filename"], record["username"], owner)
+                self.log.warning(
+                    "Refused %s: it says it is %s's, but the account %s submitted it",
+                    record["filename"],
+                    record["username"],
+                    owner,
+                )
                 continue
             by_student[record["username"]].append(record)
         from nbgrader.api import Gradebook, MissingEntry
+
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gradebook:
             try:
                 self.duedate = gradebook.find_assignment(self.coursedir.assignment_id).duedate
@@ -129,8 +143,10 @@ def owner_name(path: str) -> str:
         return f"uid {os.stat(path).st_uid}"
 
 
-SUSPICIOUS = re.compile(r"\bchecks\s*\.\s*\w+\s*=|setattr\(\s*checks|sys\.modules|\bbuiltins\b|__builtins__|"
-                        r"\bimportlib\b|_grader_checks")
+SUSPICIOUS = re.compile(
+    r"\bchecks\s*\.\s*\w+\s*=|setattr\(\s*checks|sys\.modules|\bbuiltins\b|__builtins__|"
+    r"\bimportlib\b|_grader_checks"
+)
 
 
 SHADOWING = ("exercises", "harness", "stage", "checks")
@@ -141,12 +157,18 @@ def tampering(notebook_path: Path) -> list[str]:
     assign to checks or reach into sys.modules, builtins or importlib, and files beside the notebook that
     would be imported instead of the installed workbook (an `exercises/` folder, a `harness.py`, ...)."""
     notebook = json.loads(Path(notebook_path).read_text())
-    flagged = [f"file: {path.name}" for path in sorted(Path(notebook_path).parent.iterdir())
-               if path.stem in SHADOWING and (path.is_dir() or path.suffix == ".py")]
+    flagged = [
+        f"file: {path.name}"
+        for path in sorted(Path(notebook_path).parent.iterdir())
+        if path.stem in SHADOWING and (path.is_dir() or path.suffix == ".py")
+    ]
     for cell in notebook.get("cells", []):
         source = "".join(cell.get("source", ""))
-        if cell.get("cell_type") == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("solution") \
-                and SUSPICIOUS.search(source):
+        if (
+            cell.get("cell_type") == "code"
+            and cell.get("metadata", {}).get("nbgrader", {}).get("solution")
+            and SUSPICIOUS.search(source)
+        ):
             flagged.append(source)
     return flagged
 
@@ -156,5 +178,7 @@ def configure(c, course: Path) -> None:
     from nbgrader.converters.autograde import Autograde
 
     c.UseGraderChecks.grader_checks = str(Path(course) / "grader" / "checks")
-    c.Autograde.sanitize_preprocessors = list(Autograde.class_traits()["sanitize_preprocessors"].default()) + [UseGraderChecks]
+    c.Autograde.sanitize_preprocessors = list(
+        Autograde.class_traits()["sanitize_preprocessors"].default()
+    ) + [UseGraderChecks]
     c.ExchangeFactory.collect = OwnerCheckedCollect

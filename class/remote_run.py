@@ -26,7 +26,7 @@ from urllib3.util.retry import Retry
 class CellRun:
     index: int
     seconds: float
-    status: str                 # "ok" or "error"
+    status: str  # "ok" or "error"
     error: str = ""
 
 
@@ -61,21 +61,39 @@ class JupyterServer:
         self.sslopt = {"ca_certs": ca_file} if ca_file else None
 
     def api(self, method: str, path: str, **kwargs):
-        reply = self.http.request(method, self.base_url + "api/" + path, timeout=60, verify=self.verify, **kwargs)
+        reply = self.http.request(
+            method, self.base_url + "api/" + path, timeout=60, verify=self.verify, **kwargs
+        )
         if reply.status_code >= 400:
-            raise RuntimeError(f"{method} {self.base_url}api/{path} answered {reply.status_code}: {reply.text[:300]}")
+            raise RuntimeError(
+                f"{method} {self.base_url}api/{path} answered {reply.status_code}: {reply.text[:300]}"
+            )
         return reply.json() if reply.content else None
 
     def open_session(self, path: str, kernel_name: str = "python3") -> dict:
         """What JupyterLab does on opening a notebook: a session, and a kernel started in its folder."""
-        return self.api("POST", "sessions", json={"path": path, "name": path.rsplit("/", 1)[-1],
-                                                  "type": "notebook", "kernel": {"name": kernel_name}})
+        return self.api(
+            "POST",
+            "sessions",
+            json={
+                "path": path,
+                "name": path.rsplit("/", 1)[-1],
+                "type": "notebook",
+                "kernel": {"name": kernel_name},
+            },
+        )
 
     def close_session(self, session: dict) -> None:
         self.api("DELETE", f"sessions/{session['id']}")
 
-    def run_notebook(self, path: str, notebook: nbformat.NotebookNode, cell_timeout: float = 120,
-                     before_close=None, close: bool = True) -> NotebookRun:
+    def run_notebook(
+        self,
+        path: str,
+        notebook: nbformat.NotebookNode,
+        cell_timeout: float = 120,
+        before_close=None,
+        close: bool = True,
+    ) -> NotebookRun:
         """Open a session for `path`, run every code cell of `notebook` in order, close the session.
 
         before_close(session), if given, is called while the kernel still runs (to measure it). With
@@ -91,9 +109,11 @@ class JupyterServer:
                         continue
                     cell_started = time.perf_counter()
                     status, error = kernel.execute(cell.source, timeout=cell_timeout)
-                    run.cells.append(CellRun(index, time.perf_counter() - cell_started, status, error))
+                    run.cells.append(
+                        CellRun(index, time.perf_counter() - cell_started, status, error)
+                    )
                     if status != "ok":
-                        break           # as "run all" stops at the first error
+                        break  # as "run all" stops at the first error
         finally:
             run.seconds = time.perf_counter() - started
             try:
@@ -110,9 +130,13 @@ class KernelChannels:
 
     def __init__(self, server: JupyterServer, kernel_id: str):
         self.session_id = uuid.uuid4().hex
-        url = server.base_url.replace("http", "ws", 1) + f"api/kernels/{kernel_id}/channels?session_id={self.session_id}"
-        self.socket = websocket.create_connection(url, header=[f"Authorization: token {server.token}"], timeout=60,
-                                                  sslopt=server.sslopt)
+        url = (
+            server.base_url.replace("http", "ws", 1)
+            + f"api/kernels/{kernel_id}/channels?session_id={self.session_id}"
+        )
+        self.socket = websocket.create_connection(
+            url, header=[f"Authorization: token {server.token}"], timeout=60, sslopt=server.sslopt
+        )
         self.output = ""
 
     def __enter__(self):
@@ -128,12 +152,32 @@ class KernelChannels:
         cell's printed text (stdout and stderr) is in `self.output` afterwards."""
         self.output = ""
         msg_id = uuid.uuid4().hex
-        self.socket.send(json.dumps({
-            "header": {"msg_id": msg_id, "msg_type": "execute_request", "session": self.session_id,
-                       "username": "", "version": "5.3", "date": ""},
-            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-            "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                        "allow_stdin": False, "stop_on_error": True}}))
+        self.socket.send(
+            json.dumps(
+                {
+                    "header": {
+                        "msg_id": msg_id,
+                        "msg_type": "execute_request",
+                        "session": self.session_id,
+                        "username": "",
+                        "version": "5.3",
+                        "date": "",
+                    },
+                    "parent_header": {},
+                    "metadata": {},
+                    "channel": "shell",
+                    "buffers": [],
+                    "content": {
+                        "code": code,
+                        "silent": False,
+                        "store_history": True,
+                        "user_expressions": {},
+                        "allow_stdin": False,
+                        "stop_on_error": True,
+                    },
+                }
+            )
+        )
         deadline = time.monotonic() + timeout
         reply, idle = None, False
         while reply is None or not idle:
@@ -142,11 +186,14 @@ class KernelChannels:
             self.socket.settimeout(max(0.1, deadline - time.monotonic()))
             frame = self.socket.recv()
             if not isinstance(frame, str):
-                continue                       # binary frames carry widget buffers: ignored
+                continue  # binary frames carry widget buffers: ignored
             message = json.loads(frame)
             kind = message["header"]["msg_type"]
             if kind == "status" and message["content"]["execution_state"] in ("restarting", "dead"):
-                return "died", f"the kernel died ({message['content']['execution_state']}) while running the cell"
+                return (
+                    "died",
+                    f"the kernel died ({message['content']['execution_state']}) while running the cell",
+                )
             if message.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             if kind == "stream":

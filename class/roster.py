@@ -49,14 +49,45 @@ from pathlib import Path
 
 NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 ROLES = ("student", "instructor")
-INSTRUCTORS_GROUP = "context-desk-instructors"      # may read the course and the collected work
+INSTRUCTORS_GROUP = "context-desk-instructors"  # may read the course and the collected work
 ROSTER_FILE = "roster.json"
 DEFAULT_STATE = "/var/lib/context-desk-class"
 # scrypt's cost: about 50 ms a login on a small server, so a guessing script gets a few tries a second at most.
-SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
-WORDS = ("amber", "basil", "cedar", "delta", "ember", "fjord", "grove", "harbor", "indigo", "juniper", "kettle",
-         "lumen", "maple", "nectar", "orbit", "pebble", "quartz", "raven", "sable", "tundra", "umber", "violet",
-         "willow", "yarrow", "zephyr", "anchor", "birch", "comet", "dune", "falcon", "garnet", "heron")
+SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+WORDS = (
+    "amber",
+    "basil",
+    "cedar",
+    "delta",
+    "ember",
+    "fjord",
+    "grove",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kettle",
+    "lumen",
+    "maple",
+    "nectar",
+    "orbit",
+    "pebble",
+    "quartz",
+    "raven",
+    "sable",
+    "tundra",
+    "umber",
+    "violet",
+    "willow",
+    "yarrow",
+    "zephyr",
+    "anchor",
+    "birch",
+    "comet",
+    "dune",
+    "falcon",
+    "garnet",
+    "heron",
+)
 
 
 class RosterError(ValueError):
@@ -64,6 +95,7 @@ class RosterError(ValueError):
 
 
 # ---- passwords ----------------------------------------------------------------------------------
+
 
 def new_password() -> str:
     """Three words and four digits, e.g. 'cedar-orbit-willow-4821': easy to read aloud, about 41 bits."""
@@ -89,6 +121,7 @@ def password_matches(password: str, stored: str) -> bool:
 
 # ---- the roster file and the stored roster -------------------------------------------------------
 
+
 def read_roster_file(path: Path) -> dict[str, str]:
     """{name: role} from the instructor's roster file; RosterError names the first bad line."""
     if not path.exists():
@@ -102,7 +135,9 @@ def read_roster_file(path: Path) -> dict[str, str]:
         name = parts[0]
         role = parts[1] if len(parts) > 1 else "student"
         if len(parts) > 2 or role not in ROLES:
-            raise RosterError(f"{path}, line {number}: {raw.strip()!r}: write a name, then optionally 'instructor'")
+            raise RosterError(
+                f"{path}, line {number}: {raw.strip()!r}: write a name, then optionally 'instructor'"
+            )
         check_name(name, where=f"{path}, line {number}")
         if name in people:
             raise RosterError(f"{path}, line {number}: {name} is on the roster twice")
@@ -114,8 +149,10 @@ def read_roster_file(path: Path) -> dict[str, str]:
 
 def check_name(name: str, where: str = "") -> None:
     if not NAME.match(name):
-        raise RosterError(f"{where + ': ' if where else ''}{name!r} is not a Unix user name this class can use: "
-                          "lowercase letters, digits, '_' and '-', starting with a letter, at most 32 characters")
+        raise RosterError(
+            f"{where + ': ' if where else ''}{name!r} is not a Unix user name this class can use: "
+            "lowercase letters, digits, '_' and '-', starting with a letter, at most 32 characters"
+        )
 
 
 class Roster:
@@ -136,7 +173,7 @@ class Roster:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as out:
             json.dump(people, out, indent=1, sort_keys=True)
-        os.replace(temporary, self.path)        # a crash mid-write leaves the old roster whole
+        os.replace(temporary, self.path)  # a crash mid-write leaves the old roster whole
 
 
 def make_private_folder(path: Path) -> None:
@@ -147,6 +184,7 @@ def make_private_folder(path: Path) -> None:
 
 # ---- Unix accounts -------------------------------------------------------------------------------
 
+
 def ensure_account(name: str, known_uid: int | None, home_base: Path) -> int:
     """Create `name`'s account (own group, home 0700), or check an existing one is the roster's own."""
     try:
@@ -155,16 +193,33 @@ def ensure_account(name: str, known_uid: int | None, home_base: Path) -> int:
         existing = None
     if existing is not None:
         if known_uid is None or existing.pw_uid != known_uid:
-            raise RosterError(f"an account named {name} exists already (uid {existing.pw_uid}) and was not made by "
-                              "this roster: pick another name for this person, so nobody gets a password for "
-                              "an account that is not theirs")
+            raise RosterError(
+                f"an account named {name} exists already (uid {existing.pw_uid}) and was not made by "
+                "this roster: pick another name for this person, so nobody gets a password for "
+                "an account that is not theirs"
+            )
     else:
-        subprocess.run(["useradd", "--create-home", "--home-dir", str(home_base / name), "--user-group",
-                        "--shell", "/bin/bash", name], check=True, capture_output=True, text=True)
+        subprocess.run(
+            [
+                "useradd",
+                "--create-home",
+                "--home-dir",
+                str(home_base / name),
+                "--user-group",
+                "--shell",
+                "/bin/bash",
+                name,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         existing = pwd.getpwnam(name)
     if existing.pw_uid == 0:
         raise RosterError(f"{name} has uid 0: a class account may never be root")
-    os.chmod(existing.pw_dir, 0o700)          # useradd's mode depends on the distribution's HOME_MODE: be sure
+    os.chmod(
+        existing.pw_dir, 0o700
+    )  # useradd's mode depends on the distribution's HOME_MODE: be sure
     return existing.pw_uid
 
 
@@ -175,20 +230,27 @@ def ensure_group_member(name: str, group: str) -> None:
         subprocess.run(["groupadd", "--system", group], check=True, capture_output=True, text=True)
         members = []
     if name not in members:
-        subprocess.run(["usermod", "--append", "--groups", group, name], check=True, capture_output=True, text=True)
+        subprocess.run(
+            ["usermod", "--append", "--groups", group, name],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
 
 
 def add(roster: Roster, people: dict[str, str], home_base: Path) -> dict[str, str]:
     """Accounts and passwords for everyone new; {name: password} of the new ones (the only copy)."""
     stored = roster.load()
-    for name in people:      # check every name before creating anything
+    for name in people:  # check every name before creating anything
         if name not in stored:
             try:
                 existing = pwd.getpwnam(name)
             except KeyError:
                 continue
-            raise RosterError(f"an account named {name} exists already (uid {existing.pw_uid}) and was not made "
-                              "by this roster: pick another name for this person")
+            raise RosterError(
+                f"an account named {name} exists already (uid {existing.pw_uid}) and was not made "
+                "by this roster: pick another name for this person"
+            )
     passwords = {}
     for name, role in people.items():
         entry = stored.get(name)
@@ -223,6 +285,7 @@ def remove(roster: Roster, name: str) -> None:
 
 # ---- the hub's login -------------------------------------------------------------------------------
 
+
 def _authenticator_class():
     """Built only when JupyterHub is importable (the hub, the tests); the CLI above does not need it."""
     from jupyterhub.auth import Authenticator
@@ -238,7 +301,9 @@ def _authenticator_class():
         until the time is up (a classmate cannot guess their way in during the lesson).
         """
 
-        state = Unicode(DEFAULT_STATE, config=True, help="the hub's state folder, where roster.json is")
+        state = Unicode(
+            DEFAULT_STATE, config=True, help="the hub's state folder, where roster.json is"
+        )
         max_failures = Integer(5, config=True)
         lockout_seconds = Integer(300, config=True)
 
@@ -262,8 +327,11 @@ def _authenticator_class():
             now = time.monotonic()
             recent = [t for t in self._failures.get(name, []) if now - t < self.lockout_seconds]
             if len(recent) >= self.max_failures:
-                raise web.HTTPError(403, f"Too many wrong passwords for {name}: wait a few minutes, "
-                                         "or ask your instructor for a new password.")
+                raise web.HTTPError(
+                    403,
+                    f"Too many wrong passwords for {name}: wait a few minutes, "
+                    "or ask your instructor for a new password.",
+                )
             entry = self.people().get(name)
             # Hash even for unknown names, so the answer's timing does not tell who is on the roster.
             stored = entry["hash"] if entry else hash_password(secrets.token_hex(8))
@@ -277,7 +345,7 @@ def _authenticator_class():
     return RosterAuthenticator
 
 
-def __getattr__(attribute):          # `roster.RosterAuthenticator`, built on first use
+def __getattr__(attribute):  # `roster.RosterAuthenticator`, built on first use
     if attribute == "RosterAuthenticator":
         cls = _authenticator_class()
         globals()["RosterAuthenticator"] = cls
@@ -287,14 +355,22 @@ def __getattr__(attribute):          # `roster.RosterAuthenticator`, built on fi
 
 # ---- the command line ----------------------------------------------------------------------------
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--state", type=Path, default=Path(os.environ.get("CLASS_STATE", DEFAULT_STATE)),
-                        help=f"the hub's state folder (CLASS_STATE; default {DEFAULT_STATE})")
-    parser.add_argument("--home-base", type=Path, default=Path("/home"), help="where homes are made (/home)")
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=Path(os.environ.get("CLASS_STATE", DEFAULT_STATE)),
+        help=f"the hub's state folder (CLASS_STATE; default {DEFAULT_STATE})",
+    )
+    parser.add_argument(
+        "--home-base", type=Path, default=Path("/home"), help="where homes are made (/home)"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("add", help="accounts and passwords for everyone new in a roster file").add_argument(
-        "roster_file", type=Path)
+    commands.add_parser(
+        "add", help="accounts and passwords for everyone new in a roster file"
+    ).add_argument("roster_file", type=Path)
     commands.add_parser("reset", help="a new password for one person").add_argument("name")
     commands.add_parser("remove", help="take one person off the roster").add_argument("name")
     commands.add_parser("list", help="who is on the roster")
@@ -302,7 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     roster = Roster(args.state)
     try:
         if args.command in ("add", "reset", "remove") and os.geteuid() != 0:
-            raise RosterError("run this as root (sudo): it creates Unix accounts and writes the hub's state folder")
+            raise RosterError(
+                "run this as root (sudo): it creates Unix accounts and writes the hub's state folder"
+            )
         if args.command == "add":
             passwords = add(roster, read_roster_file(args.roster_file), args.home_base)
             if not passwords:
@@ -316,12 +394,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.name}  {reset(roster, args.name)}")
         elif args.command == "remove":
             remove(roster, args.name)
-            print(f"{args.name} can no longer log in (the account and home stay; `userdel -r {args.name}` removes them)")
+            print(
+                f"{args.name} can no longer log in (the account and home stay; `userdel -r {args.name}` removes them)"
+            )
         else:
             for name, entry in sorted(roster.load().items()):
                 print(f"{name}  {entry['role']}")
     except (RosterError, subprocess.CalledProcessError) as problem:
-        detail = problem.stderr.strip() if isinstance(problem, subprocess.CalledProcessError) else str(problem)
+        detail = (
+            problem.stderr.strip()
+            if isinstance(problem, subprocess.CalledProcessError)
+            else str(problem)
+        )
         print(f"roster: {detail}", file=sys.stderr)
         return 1
     return 0

@@ -30,13 +30,22 @@ class LeastRecentlyUsedKernels(AsyncMappingKernelManager):
 
     async def start_kernel(self, *args, **kwargs):
         wanted = kwargs.get("kernel_id")
-        if wanted is None or wanted not in self:          # a new kernel, not a restart of a running one
+        if wanted is None or wanted not in self:  # a new kernel, not a restart of a running one
             running = [self.get_kernel(kernel_id) for kernel_id in self.list_kernel_ids()]
-            idle = sorted((k for k in running if getattr(k, "execution_state", "idle") in ("idle", "starting")),
-                          key=lambda k: k.last_activity)
-            for kernel in idle[:max(0, len(running) + 1 - MAX_KERNELS)]:
-                self.log.info("Shutting down kernel %s, the least recently used, to keep %d kernels (class limit)",
-                              kernel.kernel_id, MAX_KERNELS)
+            idle = sorted(
+                (
+                    k
+                    for k in running
+                    if getattr(k, "execution_state", "idle") in ("idle", "starting")
+                ),
+                key=lambda k: k.last_activity,
+            )
+            for kernel in idle[: max(0, len(running) + 1 - MAX_KERNELS)]:
+                self.log.info(
+                    "Shutting down kernel %s, the least recently used, to keep %d kernels (class limit)",
+                    kernel.kernel_id,
+                    MAX_KERNELS,
+                )
                 await self.shutdown_kernel(kernel.kernel_id)
         return await super().start_kernel(*args, **kwargs)
 

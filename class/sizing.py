@@ -43,7 +43,7 @@ import requests
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-WORKBOOK_FOLDER = "context-desk"          # where nbgitpuller puts the workbook in each home
+WORKBOOK_FOLDER = "context-desk"  # where nbgitpuller puts the workbook in each home
 LESSONS = ["01", "02", "03", "04", "05"]
 MIB = 1024 * 1024
 
@@ -62,11 +62,12 @@ def load(name: str):
 @dataclass
 class Step:
     """One notebook of the evening, in one student's server."""
+
     notebook: str
     cells: int = 0
     errors: list[str] = field(default_factory=list)
     wall_s: float = 0.0
-    cpu_s: float = 0.0                    # the server's and every kernel's CPU while this notebook ran
+    cpu_s: float = 0.0  # the server's and every kernel's CPU while this notebook ran
 
 
 @dataclass
@@ -75,13 +76,15 @@ class Student:
     server_start_s: float = 0.0
     pull_s: float = 0.0
     steps: list[Step] = field(default_factory=list)
-    peak_pss: int = 0                     # bytes, server + kernels, the highest sample of the evening
-    server_peak_pss: int = 0              # bytes, the single-user server alone
-    kernel_peak_pss: int = 0              # bytes, the biggest single kernel
-    steady_pss: int = 0                   # bytes, after the evening, kernels idle
-    cgroup_peak: int = 0                  # bytes, the memory cgroup's own high-water mark
+    peak_pss: int = 0  # bytes, server + kernels, the highest sample of the evening
+    server_peak_pss: int = 0  # bytes, the single-user server alone
+    kernel_peak_pss: int = 0  # bytes, the biggest single kernel
+    steady_pss: int = 0  # bytes, after the evening, kernels idle
+    cgroup_peak: int = 0  # bytes, the memory cgroup's own high-water mark
     most_kernels: int = 0
-    samples: list[tuple[float, int, int]] = field(default_factory=list)   # (seconds, PSS bytes, kernels)
+    samples: list[tuple[float, int, int]] = field(
+        default_factory=list
+    )  # (seconds, PSS bytes, kernels)
 
     @property
     def errors(self) -> list[str]:
@@ -127,8 +130,12 @@ class Sampler(threading.Thread):
                 sizes = [(pss(p), "ipykernel" in " ".join(safe_cmdline(p))) for p in processes]
                 total = sum(size for size, _ in sizes)
                 kernels = sum(1 for _, is_kernel in sizes if is_kernel)
-                student.server_peak_pss = max([student.server_peak_pss] + [s for s, k in sizes if not k])
-                student.kernel_peak_pss = max([student.kernel_peak_pss] + [s for s, k in sizes if k])
+                student.server_peak_pss = max(
+                    [student.server_peak_pss] + [s for s, k in sizes if not k]
+                )
+                student.kernel_peak_pss = max(
+                    [student.kernel_peak_pss] + [s for s, k in sizes if k]
+                )
                 student.peak_pss = max(student.peak_pss, total)
                 student.most_kernels = max(student.most_kernels, kernels)
                 student.samples.append((round(time.monotonic() - self.started, 1), total, kernels))
@@ -142,7 +149,9 @@ def safe_cmdline(process: psutil.Process) -> list[str]:
         return []
 
 
-def evening_notebooks(repo: Path = REPO, lessons: list[str] = LESSONS) -> list[tuple[str, Path, bool]]:
+def evening_notebooks(
+    repo: Path = REPO, lessons: list[str] = LESSONS
+) -> list[tuple[str, Path, bool]]:
     """(path in the student's workbook, notebook whose cells are run, is it an exercise) in class order."""
     plan = []
     for number in lessons:
@@ -150,8 +159,10 @@ def evening_notebooks(repo: Path = REPO, lessons: list[str] = LESSONS) -> list[t
         plan.append((f"{WORKBOOK_FOLDER}/notebooks/{lesson.name}", lesson, False))
         solution = next((repo / "exercises" / "solutions").glob(f"{number}_*.ipynb"), None)
         if solution is None:
-            raise FileNotFoundError(f"no exercises/solutions/{number}_*.ipynb: run sizing from the instructor's "
-                                    "clone, which has the answers the simulated students type in")
+            raise FileNotFoundError(
+                f"no exercises/solutions/{number}_*.ipynb: run sizing from the instructor's "
+                "clone, which has the answers the simulated students type in"
+            )
         plan.append((f"{WORKBOOK_FOLDER}/exercises/{solution.name}", solution, True))
     return plan
 
@@ -159,14 +170,19 @@ def evening_notebooks(repo: Path = REPO, lessons: list[str] = LESSONS) -> list[t
 def pull_workbook(room, name: str, repo: str, branch: str) -> float:
     """What the student's nbgitpuller link does: clone (or update) the workbook into their home."""
     started = time.perf_counter()
-    reply = requests.get(f"{room.url}/user/{name}/git-pull/api", stream=True, timeout=300,
-                         verify=str(room.cert), headers={"Authorization": f"token {room.tokens[name]}"},
-                         params={"repo": repo, "branch": branch, "targetpath": WORKBOOK_FOLDER})
+    reply = requests.get(
+        f"{room.url}/user/{name}/git-pull/api",
+        stream=True,
+        timeout=300,
+        verify=str(room.cert),
+        headers={"Authorization": f"token {room.tokens[name]}"},
+        params={"repo": repo, "branch": branch, "targetpath": WORKBOOK_FOLDER},
+    )
     reply.raise_for_status()
     phase, message = "", ""
     for line in reply.iter_lines(decode_unicode=True):
         if line.startswith("data: "):
-            event = json.loads(line[len("data: "):])
+            event = json.loads(line[len("data: ") :])
             phase, message = event.get("phase", phase), event.get("message", message)
             if phase in ("finished", "error"):
                 break
@@ -186,8 +202,11 @@ def live_evening(room, student: Student, plan, cell_timeout: float = 300) -> Non
         started = time.perf_counter()
         try:
             run = server.run_notebook(path, notebook, cell_timeout=cell_timeout, close=False)
-        except Exception as error:          # noqa: BLE001 -- a lost connection is this step's error, not the run's
-            step.errors, step.wall_s = [f"{type(error).__name__}: {error}"], time.perf_counter() - started
+        except Exception as error:  # noqa: BLE001 -- a lost connection is this step's error, not the run's
+            step.errors, step.wall_s = (
+                [f"{type(error).__name__}: {error}"],
+                time.perf_counter() - started,
+            )
             student.steps.append(step)
             continue
         after = cpu_seconds(room.server_processes(student.name))
@@ -202,7 +221,7 @@ def in_parallel(work, students: list[Student]) -> None:
     def guarded(student):
         try:
             work(student)
-        except Exception as error:          # noqa: BLE001 -- re-raised below with the student's name
+        except Exception as error:  # noqa: BLE001 -- re-raised below with the student's name
             failures.append((student.name, error))
 
     threads = [threading.Thread(target=guarded, args=(s,)) for s in students]
@@ -215,18 +234,31 @@ def in_parallel(work, students: list[Student]) -> None:
         raise RuntimeError(f"{name}: {error}") from error
 
 
-def run_class(count: int, mem_limit: str = "1G", max_kernels: int = 2, prefix: str = "cdsize",
-              lessons: list[str] = LESSONS) -> dict:
+def run_class(
+    count: int,
+    mem_limit: str = "1G",
+    max_kernels: int = 2,
+    prefix: str = "cdsize",
+    lessons: list[str] = LESSONS,
+) -> dict:
     """Set up the hub, bring `count` students in, live the evening (these lessons) in all their servers at once."""
     testbed = load("testbed")
     server = testbed.install_server()
     plan = evening_notebooks(lessons=lessons)
     students = [Student(f"{prefix}{i:02}") for i in range(1, count + 1)]
     load_before = os.getloadavg()[0]
-    with testbed.Classroom(server, [s.name for s in students], mem_limit=mem_limit,
-                           extra_env={"CLASS_MAX_KERNELS": str(max_kernels)}) as room:
-        branch = subprocess.run(["git", "-C", str(server), "rev-parse", "--abbrev-ref", "HEAD"],
-                                capture_output=True, text=True, check=True).stdout.strip()
+    with testbed.Classroom(
+        server,
+        [s.name for s in students],
+        mem_limit=mem_limit,
+        extra_env={"CLASS_MAX_KERNELS": str(max_kernels)},
+    ) as room:
+        branch = subprocess.run(
+            ["git", "-C", str(server), "rev-parse", "--abbrev-ref", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
 
         def bring_in(student):
             room.login(student.name)
@@ -235,14 +267,16 @@ def run_class(count: int, mem_limit: str = "1G", max_kernels: int = 2, prefix: s
 
         in_parallel(bring_in, students)
         hub = psutil.Process(room.process.pid)
-        shared = [hub] + [c for c in hub.children() if "jupyterhub.singleuser" not in " ".join(safe_cmdline(c))]
+        shared = [hub] + [
+            c for c in hub.children() if "jupyterhub.singleuser" not in " ".join(safe_cmdline(c))
+        ]
         shared_cpu_before = cpu_seconds(shared)
         sampler = Sampler(room, students)
         sampler.start()
         wall = time.perf_counter()
         in_parallel(lambda s: live_evening(room, s, plan), students)
         wall = time.perf_counter() - wall
-        time.sleep(3)                                            # the kernels settle, idle
+        time.sleep(3)  # the kernels settle, idle
         sampler.done.set()
         sampler.join()
         spawners = load("spawners")
@@ -256,11 +290,18 @@ def run_class(count: int, mem_limit: str = "1G", max_kernels: int = 2, prefix: s
             if usage.exists():
                 student.cgroup_peak = int(usage.read_text())
         return {
-            "students": students, "wall_s": wall, "notebooks": [p for p, _, _ in plan],
-            "shared_pss": sum(pss(p) for p in shared), "shared_cpu_s": cpu_seconds(shared) - shared_cpu_before,
-            "load_before": load_before, "cores": psutil.cpu_count(), "memory": psutil.virtual_memory().total,
-            "mem_limit": mem_limit, "max_kernels": max_kernels,
-            "jupyterhub": __import__("jupyterhub").__version__, "date": time.strftime("%Y-%m-%d"),
+            "students": students,
+            "wall_s": wall,
+            "notebooks": [p for p, _, _ in plan],
+            "shared_pss": sum(pss(p) for p in shared),
+            "shared_cpu_s": cpu_seconds(shared) - shared_cpu_before,
+            "load_before": load_before,
+            "cores": psutil.cpu_count(),
+            "memory": psutil.virtual_memory().total,
+            "mem_limit": mem_limit,
+            "max_kernels": max_kernels,
+            "jupyterhub": __import__("jupyterhub").__version__,
+            "date": time.strftime("%Y-%m-%d"),
         }
 
 
@@ -278,12 +319,17 @@ def load_result(path: Path) -> dict:
 
 # ---- the sizing table ----------------------------------------------------------------------
 
+
 def per_lesson_cpu(students: list[Student]) -> dict[str, float]:
     """Median CPU seconds of each lesson, its exercise included, across the students."""
     table = {}
-    for number in sorted({Path(s.notebook).name[:2] for student in students for s in student.steps}):
-        values = [sum(s.cpu_s for s in student.steps if Path(s.notebook).name.startswith(number))
-                  for student in students]
+    for number in sorted(
+        {Path(s.notebook).name[:2] for student in students for s in student.steps}
+    ):
+        values = [
+            sum(s.cpu_s for s in student.steps if Path(s.notebook).name.startswith(number))
+            for student in students
+        ]
         table[number] = statistics.median(values)
     return table
 
@@ -297,33 +343,54 @@ def sizing_table(result: dict, budget_s: float = 60.0) -> str:
     shared = result["shared_pss"] / MIB
     lessons = per_lesson_cpu(students)
     heaviest = max(lessons.values())
-    lines = [f"A whole evening (lessons {min(lessons)}-{max(lessons)} and their exercises) in {n} students' servers "
-             f"at once: JupyterHub "
-             f"{result['jupyterhub']}, {result['cores']} cores, {result['memory'] / 1024 ** 3:.0f} GiB, memory limit "
-             f"{result['mem_limit']} and at most {result['max_kernels']} kernels per student; load average "
-             f"{result['load_before']:.1f} before; all done in {result['wall_s']:.0f} s ({result['date']}).", "",
-             "| per student | median | max |", "| --- | ---: | ---: |"]
-    rows = [("peak PSS, server + kernels (MiB)", [s.peak_pss / MIB for s in students]),
-            ("  the server alone, peak (MiB)", [s.server_peak_pss / MIB for s in students]),
-            ("  the biggest kernel, peak (MiB)", [s.kernel_peak_pss / MIB for s in students]),
-            ("steady PSS after the evening (MiB)", [s.steady_pss / MIB for s in students]),
-            ("cgroup peak, page cache included (MiB)", [s.cgroup_peak / MIB for s in students]),
-            ("most kernels at once", [s.most_kernels for s in students]),
-            ("CPU seconds, whole evening", [sum(x.cpu_s for x in s.steps) for s in students]),
-            ("server start (s)", [s.server_start_s for s in students]),
-            ("nbgitpuller hand-out (s)", [s.pull_s for s in students])]
-    lines += [f"| {label} | {statistics.median(values):.1f} | {max(values):.1f} |" for label, values in rows]
-    lines += [f"| hub + proxy + culler, shared | {shared:.0f} MiB PSS | {result['shared_cpu_s']:.1f} CPU s |", ""]
-    lines += ["| lesson (with its exercise) | " + " | ".join(lessons) + " |",
-              "| --- |" + " ---: |" * len(lessons),
-              "| CPU seconds, median student | " + " | ".join(f"{cpu:.1f}" for cpu in lessons.values()) + " |", ""]
+    lines = [
+        f"A whole evening (lessons {min(lessons)}-{max(lessons)} and their exercises) in {n} students' servers "
+        f"at once: JupyterHub "
+        f"{result['jupyterhub']}, {result['cores']} cores, {result['memory'] / 1024**3:.0f} GiB, memory limit "
+        f"{result['mem_limit']} and at most {result['max_kernels']} kernels per student; load average "
+        f"{result['load_before']:.1f} before; all done in {result['wall_s']:.0f} s ({result['date']}).",
+        "",
+        "| per student | median | max |",
+        "| --- | ---: | ---: |",
+    ]
+    rows = [
+        ("peak PSS, server + kernels (MiB)", [s.peak_pss / MIB for s in students]),
+        ("  the server alone, peak (MiB)", [s.server_peak_pss / MIB for s in students]),
+        ("  the biggest kernel, peak (MiB)", [s.kernel_peak_pss / MIB for s in students]),
+        ("steady PSS after the evening (MiB)", [s.steady_pss / MIB for s in students]),
+        ("cgroup peak, page cache included (MiB)", [s.cgroup_peak / MIB for s in students]),
+        ("most kernels at once", [s.most_kernels for s in students]),
+        ("CPU seconds, whole evening", [sum(x.cpu_s for x in s.steps) for s in students]),
+        ("server start (s)", [s.server_start_s for s in students]),
+        ("nbgitpuller hand-out (s)", [s.pull_s for s in students]),
+    ]
+    lines += [
+        f"| {label} | {statistics.median(values):.1f} | {max(values):.1f} |"
+        for label, values in rows
+    ]
+    lines += [
+        f"| hub + proxy + culler, shared | {shared:.0f} MiB PSS | {result['shared_cpu_s']:.1f} CPU s |",
+        "",
+    ]
+    lines += [
+        "| lesson (with its exercise) | " + " | ".join(lessons) + " |",
+        "| --- |" + " ---: |" * len(lessons),
+        "| CPU seconds, median student | "
+        + " | ".join(f"{cpu:.1f}" for cpu in lessons.values())
+        + " |",
+        "",
+    ]
     per_gib = 1024 / peak
     per_core = budget_s / heaviest
-    lines += [f"Sizing: memory from the heaviest student's peak PSS ({peak:.0f} MiB; cgroup peak {cgroup:.0f} MiB); "
-              f"CPU from the heaviest lesson ({heaviest:.1f} CPU s), if every student runs all its cells within "
-              f"{budget_s:.0f} s.", "",
-              "| class | memory | cores |", "| --- | ---: | ---: |",
-              f"| per GiB / per core | {per_gib:.1f} students | {per_core:.1f} students |"]
+    lines += [
+        f"Sizing: memory from the heaviest student's peak PSS ({peak:.0f} MiB; cgroup peak {cgroup:.0f} MiB); "
+        f"CPU from the heaviest lesson ({heaviest:.1f} CPU s), if every student runs all its cells within "
+        f"{budget_s:.0f} s.",
+        "",
+        "| class | memory | cores |",
+        "| --- | ---: | ---: |",
+        f"| per GiB / per core | {per_gib:.1f} students | {per_core:.1f} students |",
+    ]
     for size in (30, 100):
         gib = (size * peak + shared) / 1024
         lines.append(f"| {size} students | {gib:.1f} GiB | {size * heaviest / budget_s:.1f} |")
@@ -334,13 +401,20 @@ def sizing_table(result: dict, budget_s: float = 60.0) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=10)
-    parser.add_argument("--mem-limit", default="1G", help="the per-student memory limit to run under (1G)")
+    parser.add_argument(
+        "--mem-limit", default="1G", help="the per-student memory limit to run under (1G)"
+    )
     parser.add_argument("--max-kernels", type=int, default=2, help="the per-student kernel cap (2)")
-    parser.add_argument("--budget", type=float, default=60.0, help="seconds a 'run all' may take (default 60)")
+    parser.add_argument(
+        "--budget", type=float, default=60.0, help="seconds a 'run all' may take (default 60)"
+    )
     parser.add_argument("--json", type=Path, help="also write the measurements to this file")
     args = parser.parse_args()
     if os.geteuid() != 0:
-        print("sizing: run as root (sudo): it makes real student accounts, as the class does", file=sys.stderr)
+        print(
+            "sizing: run as root (sudo): it makes real student accounts, as the class does",
+            file=sys.stderr,
+        )
         return 1
     if args.students < 1:
         print("sizing: --students must be at least 1", file=sys.stderr)

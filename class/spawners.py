@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4}
+UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
 
 def parse_bytes(value: str | int | None) -> int | None:
@@ -47,7 +47,7 @@ class Cgroups:
     def __init__(self, root: Path = CGROUP_ROOT, self_cgroup: str = "/proc/self/cgroup"):
         self.root = Path(root)
         lines = Path(self_cgroup).read_text().splitlines()
-        self.mine: dict[str, str] = {}            # controller -> this process's path in it
+        self.mine: dict[str, str] = {}  # controller -> this process's path in it
         for line in lines:
             _, controllers, path = line.split(":", 2)
             for controller in controllers.split(",") if controllers else [""]:
@@ -55,8 +55,9 @@ class Cgroups:
         v1_memory = self.root / "memory"
         if (v1_memory / "memory.limit_in_bytes").exists():
             self.version = 1
-        elif (self.root / "cgroup.controllers").exists() and \
-                "memory" in (self.root / "cgroup.controllers").read_text().split():
+        elif (self.root / "cgroup.controllers").exists() and "memory" in (
+            self.root / "cgroup.controllers"
+        ).read_text().split():
             self.version = 2
         else:
             self.version = 0
@@ -69,11 +70,15 @@ class Cgroups:
             parent = self.root / controller / self.mine.get(controller, "/").lstrip("/")
         return parent / f"context-desk-{name}"
 
-    def prepare(self, name: str, memory: int | None, cpus: float | None, pids: int | None) -> list[Path]:
+    def prepare(
+        self, name: str, memory: int | None, cpus: float | None, pids: int | None
+    ) -> list[Path]:
         """Make (or update) the student's groups with these limits; the files to write a new pid into."""
         if self.version == 0:
-            raise RuntimeError("no cgroup memory controller is mounted (neither cgroup v1 'memory' nor v2): "
-                               "per-student memory limits cannot be enforced on this machine")
+            raise RuntimeError(
+                "no cgroup memory controller is mounted (neither cgroup v1 'memory' nor v2): "
+                "per-student memory limits cannot be enforced on this machine"
+            )
         join = []
         if self.version == 1:
             group = self.folder("memory", name)
@@ -143,14 +148,16 @@ def _spawner_class():
         quota; `pids_limit` caps the processes (a fork bomb stops there). Runs only as root.
         """
 
-        pids_limit = Integer(512, config=True, help="most processes (and threads) one student may run")
+        pids_limit = Integer(
+            512, config=True, help="most processes (and threads) one student may run"
+        )
         memory_limit_text = Unicode("", config=True, help="CLASS_MEM_LIMIT as given, for messages")
 
         def make_preexec_fn(self, name):
             setuid = super().make_preexec_fn(name)
             memory = parse_bytes(self.mem_limit) if self.mem_limit else None
             if memory is None:
-                return setuid                       # no limit asked for: the plain LocalProcessSpawner
+                return setuid  # no limit asked for: the plain LocalProcessSpawner
             join = Cgroups().prepare(name, memory, self.cpu_limit, self.pids_limit)
 
             def preexec():
@@ -167,7 +174,9 @@ def _spawner_class():
             env = super().user_env(env)
             memory = parse_bytes(self.mem_limit) if self.mem_limit else None
             if memory:
-                env["CLASS_MEM_LIMIT_BYTES"] = str(memory)     # memory_guard.py quotes it to the student
+                env["CLASS_MEM_LIMIT_BYTES"] = str(
+                    memory
+                )  # memory_guard.py quotes it to the student
             return env
 
         async def stop(self, now=False):
@@ -191,6 +200,9 @@ def __getattr__(attribute):
 def systemd_is_running() -> bool:
     """True where systemd is PID 1 (the SystemdSpawner needs it); False in most containers."""
     try:
-        return Path("/proc/1/comm").read_text().strip() == "systemd" and Path("/run/systemd/system").is_dir()
+        return (
+            Path("/proc/1/comm").read_text().strip() == "systemd"
+            and Path("/run/systemd/system").is_dir()
+        )
     except OSError:
         return False

@@ -51,21 +51,50 @@ def install_server(place: Path = DEFAULT_PLACE) -> Path:
     """The student copy with its venv and proxy, as README steps 2-3 make them; its folder."""
     if os.geteuid() != 0:
         raise RuntimeError("the class server is set up as root (accounts, cgroups, the hub)")
-    subprocess.run([sys.executable, str(HERE / "student_build.py"), str(place)], check=True,
-                   capture_output=True, text=True)
+    subprocess.run(
+        [sys.executable, str(HERE / "student_build.py"), str(place)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     python = SYSTEM_PYTHON if Path(SYSTEM_PYTHON).exists() else "python3"
-    done = subprocess.run(["make", "-C", str(place), "class-deps", f"PYTHON={python}"], capture_output=True,
-                          text=True, timeout=1200)
+    done = subprocess.run(
+        ["make", "-C", str(place), "class-deps", f"PYTHON={python}"],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"make class-deps in {place} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+        raise RuntimeError(
+            f"make class-deps in {place} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+        )
     return place
 
 
 def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
     key, cert = folder / "hub.key", folder / "hub.crt"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     os.chmod(key, 0o600)
     return cert, key
 
@@ -75,7 +104,7 @@ def remove_account(name: str) -> None:
         pwd.getpwnam(name)
     except KeyError:
         return
-    for attempt in range(5):             # userdel refuses while a process of the account is still exiting
+    for attempt in range(5):  # userdel refuses while a process of the account is still exiting
         for process in psutil.process_iter(["username"]):
             if process.info["username"] == name:
                 try:
@@ -93,8 +122,14 @@ def remove_account(name: str) -> None:
 class Classroom:
     """The hub of the server copy, with these people on its roster; stopped and cleaned up on exit."""
 
-    def __init__(self, server: Path, students: list[str], instructors: list[str] = (), mem_limit: str = "1G",
-                 extra_env: dict | None = None):
+    def __init__(
+        self,
+        server: Path,
+        students: list[str],
+        instructors: list[str] = (),
+        mem_limit: str = "1G",
+        extra_env: dict | None = None,
+    ):
         self.server = Path(server)
         self.python = str(self.server / ".venv" / "bin" / "python")
         self.students, self.instructors = list(students), list(instructors)
@@ -107,7 +142,7 @@ class Classroom:
         self.exchange = self.folder / "exchange"
         self.port = free_port()
         self.workbook_port = free_port()
-        self.workbook_url = f"http://127.0.0.1:{self.workbook_port}/"     # the hub's workbook service
+        self.workbook_url = f"http://127.0.0.1:{self.workbook_port}/"  # the hub's workbook service
         self.url = f"https://127.0.0.1:{self.port}"
         self.passwords: dict[str, str] = {}
         self.tokens: dict[str, str] = {}
@@ -118,28 +153,67 @@ class Classroom:
     def __enter__(self):
         try:
             for name in self.people:
-                remove_account(name)                       # a crashed earlier run's leftovers
+                remove_account(name)  # a crashed earlier run's leftovers
             roster = self.folder / "roster.txt"
-            roster.write_text("".join(f"{n}\n" for n in self.students) +
-                              "".join(f"{n} instructor\n" for n in self.instructors))
-            done = subprocess.run([self.python, str(self.server / "class" / "roster.py"), "--state", str(self.state),
-                                   "add", str(roster)], capture_output=True, text=True, check=True)
-            self.passwords = dict(re.findall(r"^\s+(\S+)\s+(\S+-\d{4})$", done.stdout, re.MULTILINE))
+            roster.write_text(
+                "".join(f"{n}\n" for n in self.students)
+                + "".join(f"{n} instructor\n" for n in self.instructors)
+            )
+            done = subprocess.run(
+                [
+                    self.python,
+                    str(self.server / "class" / "roster.py"),
+                    "--state",
+                    str(self.state),
+                    "add",
+                    str(roster),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            self.passwords = dict(
+                re.findall(r"^\s+(\S+)\s+(\S+-\d{4})$", done.stdout, re.MULTILINE)
+            )
             assert set(self.passwords) == set(self.people), done.stdout
             self.cert, key = self_signed_certificate(self.folder)
-            env = dict(os.environ, CLASS_STATE=str(self.state), CLASS_BIND_URL=self.url + "/",
-                       CLASS_SSL_CERT=str(self.cert), CLASS_SSL_KEY=str(key), CLASS_MEM_LIMIT=self.mem_limit,
-                       CLASS_HUB_PORT=str(free_port()), CLASS_PROXY_API_PORT=str(free_port()),
-                       CLASS_EXCHANGE=str(self.exchange), CLASS_SERVER_FILES=str(self.folder / "server-files"),
-                       CLASS_WORKBOOK_PORT=str(self.workbook_port),
-                       **self.extra_env)
-            for variable in ("CLASS_SPAWNER", "CLASS_AUTH", "CLASS_PASSWORD", "VIRTUAL_ENV", "PYTHONPATH"):
+            env = dict(
+                os.environ,
+                CLASS_STATE=str(self.state),
+                CLASS_BIND_URL=self.url + "/",
+                CLASS_SSL_CERT=str(self.cert),
+                CLASS_SSL_KEY=str(key),
+                CLASS_MEM_LIMIT=self.mem_limit,
+                CLASS_HUB_PORT=str(free_port()),
+                CLASS_PROXY_API_PORT=str(free_port()),
+                CLASS_EXCHANGE=str(self.exchange),
+                CLASS_SERVER_FILES=str(self.folder / "server-files"),
+                CLASS_WORKBOOK_PORT=str(self.workbook_port),
+                **self.extra_env,
+            )
+            for variable in (
+                "CLASS_SPAWNER",
+                "CLASS_AUTH",
+                "CLASS_PASSWORD",
+                "VIRTUAL_ENV",
+                "PYTHONPATH",
+            ):
                 env.pop(variable, None)
             self.log_path = self.folder / "jupyterhub.log"
             self.log = open(self.log_path, "w")
-            self.process = subprocess.Popen([self.python, "-m", "jupyterhub", "-f",
-                                             str(self.server / "class" / "jupyterhub_config.py")],
-                                            cwd=self.folder, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                [
+                    self.python,
+                    "-m",
+                    "jupyterhub",
+                    "-f",
+                    str(self.server / "class" / "jupyterhub_config.py"),
+                ],
+                cwd=self.folder,
+                env=env,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+            )
             self.wait_for_hub()
             return self
         except BaseException:
@@ -150,21 +224,29 @@ class Classroom:
         deadline = time.monotonic() + timeout
         while True:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the hub exited ({self.process.returncode}):\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"the hub exited ({self.process.returncode}):\n{self.log_tail()}"
+                )
             try:
                 if requests.get(self.url + "/hub/api/", timeout=5, verify=str(self.cert)).ok:
                     return
             except requests.ConnectionError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the hub did not answer within {timeout:.0f} s:\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"the hub did not answer within {timeout:.0f} s:\n{self.log_tail()}"
+                )
             time.sleep(0.3)
 
     def __exit__(self, *exc):
         """Stop the hub, remove the accounts, homes and cgroups; after a failure the hub's log is kept in
         /tmp/context-desk-classroom-failed.log."""
         if self.process is not None:
-            children = psutil.Process(self.process.pid).children(recursive=True) if self.process.poll() is None else []
+            children = (
+                psutil.Process(self.process.pid).children(recursive=True)
+                if self.process.poll() is None
+                else []
+            )
             self.process.terminate()
             try:
                 self.process.wait(timeout=30)
@@ -177,7 +259,9 @@ class Classroom:
                     pass
             self.log.close()
         if self.process is not None and exc and exc[0] is not None:
-            shutil.copy(self.log_path, Path(tempfile.gettempdir()) / "context-desk-classroom-failed.log")
+            shutil.copy(
+                self.log_path, Path(tempfile.gettempdir()) / "context-desk-classroom-failed.log"
+            )
         for name in self.people:
             remove_account(name)
         try:
@@ -194,15 +278,21 @@ class Classroom:
 
     # ---- what a person does, through the hub's REST API ----------------------------------------------
 
-    def request(self, method: str, path: str, token: str | None = None, **kwargs) -> requests.Response:
+    def request(
+        self, method: str, path: str, token: str | None = None, **kwargs
+    ) -> requests.Response:
         headers = {"Authorization": f"token {token}"} if token else {}
-        return requests.request(method, self.url + path, headers=headers, timeout=60, verify=str(self.cert),
-                                **kwargs)
+        return requests.request(
+            method, self.url + path, headers=headers, timeout=60, verify=str(self.cert), **kwargs
+        )
 
     def token_for(self, name: str, password: str) -> requests.Response:
         """The hub's own login check, through its API: a token in exchange for a name and password."""
-        return self.request("POST", f"/hub/api/users/{name}/tokens",
-                            json={"auth": {"username": name, "password": password}, "expires_in": 3600})
+        return self.request(
+            "POST",
+            f"/hub/api/users/{name}/tokens",
+            json={"auth": {"username": name, "password": password}, "expires_in": 3600},
+        )
 
     def login(self, name: str) -> str:
         reply = self.token_for(name, self.passwords[name])
@@ -216,16 +306,27 @@ class Classroom:
         started = time.perf_counter()
         reply = self.request("POST", f"/hub/api/users/{name}/server", token)
         if reply.status_code not in (201, 202):
-            raise RuntimeError(f"starting {name}'s server: {reply.status_code} {reply.text[:300]}\n{self.log_tail()}")
-        while not self.request("GET", f"/hub/api/users/{name}", token).json()["servers"].get("", {}).get("ready"):
+            raise RuntimeError(
+                f"starting {name}'s server: {reply.status_code} {reply.text[:300]}\n{self.log_tail()}"
+            )
+        while (
+            not self.request("GET", f"/hub/api/users/{name}", token)
+            .json()["servers"]
+            .get("", {})
+            .get("ready")
+        ):
             if time.perf_counter() - started > timeout:
-                raise RuntimeError(f"{name}'s server was not ready within {timeout:.0f} s:\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"{name}'s server was not ready within {timeout:.0f} s:\n{self.log_tail()}"
+                )
             time.sleep(0.3)
         return time.perf_counter() - started
 
     def server_api(self, name: str):
         remote_run = load("remote_run")
-        return remote_run.JupyterServer(f"{self.url}/user/{name}/", self.tokens[name], ca_file=str(self.cert))
+        return remote_run.JupyterServer(
+            f"{self.url}/user/{name}/", self.tokens[name], ca_file=str(self.cert)
+        )
 
     def server_processes(self, name: str) -> list[psutil.Process]:
         """The person's server and everything it started (kernels), found under the hub's process."""
@@ -254,7 +355,7 @@ def load(name: str):
         if key not in sys.modules:
             spec = importlib.util.spec_from_file_location(key, HERE / f"{name}.py")
             module = importlib.util.module_from_spec(spec)
-            sys.modules[key] = module          # before it runs: dataclasses look their module up
+            sys.modules[key] = module  # before it runs: dataclasses look their module up
             try:
                 spec.loader.exec_module(module)
             except BaseException:

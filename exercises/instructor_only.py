@@ -28,7 +28,11 @@ SKIPPED = {".git", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".ru
 def patterns(text: str | None = None) -> list[str]:
     """The patterns of the manifest (or of ``text``). Example: 'a/\\n# why\\n\\nb.md' -> ['a/', 'b.md']"""
     text = MANIFEST.read_text(encoding="utf-8") if text is None else text
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 @lru_cache(maxsize=None)
@@ -68,7 +72,9 @@ def is_instructor_only(path: str, manifest: list[str] | None = None) -> bool:
 def repository_files(root: Path = REPO) -> list[str]:
     """Every file of the repository, relative, with /: the tracked ones when git is there, else a walk."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
+        listed = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True
+        ).stdout
         return sorted(p for p in listed.decode("utf-8").split("\0") if p and (root / p).is_file())
     except (OSError, subprocess.CalledProcessError):
         found = []
@@ -86,7 +92,9 @@ def student_files(root: Path = REPO) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", action="store_true", help="list the instructor-only files instead")
+    parser.add_argument(
+        "--only", action="store_true", help="list the instructor-only files instead"
+    )
     args = parser.parse_args(argv)
     manifest = patterns()
     for path in repository_files():

@@ -66,15 +66,19 @@ def _stub_for(block: list[str], indent: str, where: str) -> list[str]:
     tree = ast.parse("\n".join(block))
     names = []
     for statement in tree.body:
-        if isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+        if isinstance(statement, ast.Assign) and all(
+            isinstance(t, ast.Name) for t in statement.targets
+        ):
             names += [t.id for t in statement.targets]
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             names.append(statement.target.id)
         else:
-            raise ValueError(f"{where}: a top-level solution block may only assign values (NAME = ...); put "
-                             "code "
-                             "inside a function instead, so the student copy can raise NotImplementedError "
-                             "there.")
+            raise ValueError(
+                f"{where}: a top-level solution block may only assign values (NAME = ...); put "
+                "code "
+                "inside a function instead, so the student copy can raise NotImplementedError "
+                "there."
+            )
     if not names:
         raise ValueError(f"{where}: an empty top-level solution block.")
     return [f"{name} = None  # your answer" for name in dict.fromkeys(names)]
@@ -87,7 +91,7 @@ def student_copy(solution: nbformat.NotebookNode, name: str = "") -> nbformat.No
         if cell.cell_type == "code":
             cell.source = stub_source(cell.source, f"{name}, cell {number}")
         elif cell.cell_type == "markdown":
-            cell.source = cell.source.replace("](../", "](")     # one folder up: one "../" fewer
+            cell.source = cell.source.replace("](../", "](")  # one folder up: one "../" fewer
     return strip_outputs(notebook)
 
 
@@ -113,8 +117,9 @@ def render(notebook: nbformat.NotebookNode) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only compare; exit 1 if a student copy is out "
-                                                             "of date")
+    parser.add_argument(
+        "--check", action="store_true", help="only compare; exit 1 if a student copy is out of date"
+    )
     args = parser.parse_args(argv)
     if not pairs():
         print(f"No solution notebooks found in {SOLUTIONS}.", file=sys.stderr)
@@ -136,8 +141,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {copy.relative_to(HERE.parent)}")
     if stale:
         names = ", ".join(str(p.relative_to(HERE.parent)) for p in stale)
-        print(f"Out of date: {names}. Run `make exercises` (or this script without --check).",
-              file=sys.stderr)
+        print(
+            f"Out of date: {names}. Run `make exercises` (or this script without --check).",
+            file=sys.stderr,
+        )
         return 1
     if args.check:
         print(f"All {len(pairs())} student copies match their solutions.")

@@ -38,11 +38,16 @@ from harness.model import ContextOverflow, ModelError
 from harness.prompts import COMPACTION_TEMPLATE, SUMMARY_HEADER, compaction_prompt, render
 
 EPHEMERAL = {"type": "ephemeral"}
-MESSAGE_BREAKPOINTS = 2      # the API allows 4 in all: tools, system, one a strategy marks, the last message
-LOOKBACK_BLOCKS = 20         # the API looks this many blocks back from a breakpoint for an older cached front
+MESSAGE_BREAKPOINTS = (
+    2  # the API allows 4 in all: tools, system, one a strategy marks, the last message
+)
+LOOKBACK_BLOCKS = (
+    20  # the API looks this many blocks back from a breakpoint for an older cached front
+)
 
 
 # ---- where the breakpoints go ------------------------------------------------------------------
+
 
 def is_marked(message: dict) -> bool:
     """True when a block of the message carries ``cache_control`` (a strategy asked for a breakpoint)."""
@@ -67,7 +72,9 @@ def unmarked(message: dict) -> dict:
     A plain-string content and the same text as one text block are the same to the API.
     Example: unmarked(mark(user("hi"))) == unmarked(user("hi")) -> True
     """
-    bare = [{k: v for k, v in block.items() if k != "cache_control"} for block in blocks_of(message)]
+    bare = [
+        {k: v for k, v in block.items() if k != "cache_control"} for block in blocks_of(message)
+    ]
     return {"role": message["role"], "content": bare}
 
 
@@ -81,10 +88,11 @@ def breakpoints(messages: list[dict]) -> list[int]:
         return []
     last = len(messages) - 1
     marked = [i for i, m in enumerate(messages[:-1]) if is_marked(m)]
-    return marked[-(MESSAGE_BREAKPOINTS - 1):] + [last] if MESSAGE_BREAKPOINTS > 1 else [last]
+    return marked[-(MESSAGE_BREAKPOINTS - 1) :] + [last] if MESSAGE_BREAKPOINTS > 1 else [last]
 
 
 # ---- the strategy ------------------------------------------------------------------------------
+
 
 class ClearThenCompact(Strategy):
     """Clear old tool results in batches, compact only when clearing cannot hold, keep the front cached.
@@ -99,15 +107,25 @@ class ClearThenCompact(Strategy):
 
     name = "clear, then compact"
 
-    def __init__(self, tail_turns: int = 1, clear_at_least: int = 0, threshold: float = 0.8,
-                 low_water: float = 0.1, output_reserve: int = 512,
-                 exclude_tools: tuple[str, ...] = ("list_files",), max_words: int = 120,
-                 prompt: str = COMPACTION_TEMPLATE, max_failures: int = 3):
+    def __init__(
+        self,
+        tail_turns: int = 1,
+        clear_at_least: int = 0,
+        threshold: float = 0.8,
+        low_water: float = 0.1,
+        output_reserve: int = 512,
+        exclude_tools: tuple[str, ...] = ("list_files",),
+        max_words: int = 120,
+        prompt: str = COMPACTION_TEMPLATE,
+        max_failures: int = 3,
+    ):
         if tail_turns < 0 or clear_at_least < 0 or output_reserve < 0:
             raise ValueError("tail_turns, clear_at_least and output_reserve cannot be negative.")
         if not 0 < threshold <= 1 or not 0 < low_water < threshold:
-            raise ValueError(f"Need 0 < low_water < threshold <= 1 (fractions of the usable window), "
-                             f"not low_water={low_water}, threshold={threshold}.")
+            raise ValueError(
+                f"Need 0 < low_water < threshold <= 1 (fractions of the usable window), "
+                f"not low_water={low_water}, threshold={threshold}."
+            )
         self.tail_turns, self.clear_at_least, self.threshold = tail_turns, clear_at_least, threshold
         self.low_water, self.output_reserve = low_water, output_reserve
         self.exclude_tools = tuple(exclude_tools)
@@ -117,21 +135,25 @@ class ClearThenCompact(Strategy):
     @classmethod
     def from_settings(cls, settings):
         low_water = min(0.1, settings.threshold / 2)
-        return cls(tail_turns=settings.tail_turns, threshold=settings.threshold, low_water=low_water)
+        return cls(
+            tail_turns=settings.tail_turns, threshold=settings.threshold, low_water=low_water
+        )
 
     def start(self):
-        self.pointers = Pointers(detail=False)   # short: a pointer here stays on the desk for long
-        self.cleared: set[int] = set()      # history indices whose tool results are pointers now
+        self.pointers = Pointers(detail=False)  # short: a pointer here stays on the desk for long
+        self.cleared: set[int] = set()  # history indices whose tool results are pointers now
         self.summary: str | None = None
         self.summary_message: dict | None = None
-        self.upto = 1                       # history[1:upto] lives in the summary
+        self.upto = 1  # history[1:upto] lives in the summary
         self.failures = 0
 
     def usable(self, model) -> int:
         usable = model.window - self.output_reserve
         if usable <= 0:
-            raise ValueError(f"The output reserve ({self.output_reserve}) leaves no room in a "
-                             f"{model.window}-token window.")
+            raise ValueError(
+                f"The output reserve ({self.output_reserve}) leaves no room in a "
+                f"{model.window}-token window."
+            )
         return usable
 
     # -- each lap --
@@ -140,19 +162,26 @@ class ClearThenCompact(Strategy):
         desk = self.desk(history)
         size = meter.total(desk.messages, system=system, tools=tools)
         if size > self.threshold * self.usable(model):
-            return self.compact(history, lap=lap, model=model, meter=meter, system=system, tools=tools)
+            return self.compact(
+                history, lap=lap, model=model, meter=meter, system=system, tools=tools
+            )
         if cleared_now:
             results = "result" if cleared_now == 1 else "results"
-            desk.kind, desk.event = "clear", f"cleared {cleared_now} old tool {results} in one batch"
+            desk.kind, desk.event = (
+                "clear",
+                f"cleared {cleared_now} old tool {results} in one batch",
+            )
         return desk
 
     def clear(self, history, meter) -> int:
         """Turn old tool results into pointers, if a batch of at least ``clear_at_least`` tokens is due."""
         holders = [i for i in self.clearable(history) if i not in self.cleared]
-        due = holders[:-self.tail_turns] if self.tail_turns else holders
+        due = holders[: -self.tail_turns] if self.tail_turns else holders
         if not due:
             return 0
-        saved = sum(meter.count(history[i]) - meter.count(self.pointers.of(history, i)) for i in due)
+        saved = sum(
+            meter.count(history[i]) - meter.count(self.pointers.of(history, i)) for i in due
+        )
         if saved < self.clear_at_least:
             return 0
         self.cleared.update(due)
@@ -172,53 +201,85 @@ class ClearThenCompact(Strategy):
     def desk(self, history) -> Assembly:
         """Head + summary + the rest with cleared results as pointers; the still part ends in a breakpoint."""
         head = history[:1]
-        rest = [self.pointers.of(history, i) if i in self.cleared else history[i]
-                for i in range(self.upto, len(history))]
+        rest = [
+            self.pointers.of(history, i) if i in self.cleared else history[i]
+            for i in range(self.upto, len(history))
+        ]
         summary = [self.summary_message] if self.summary_message else []
         messages = head + summary + rest
-        zones = (["head"] + ["summary"] * len(summary)
-                 + ["cleared" if i in self.cleared else "tail" for i in range(self.upto, len(history))])
+        zones = (
+            ["head"]
+            + ["summary"] * len(summary)
+            + ["cleared" if i in self.cleared else "tail" for i in range(self.upto, len(history))]
+        )
         pending = [i for i in self.clearable(history) if i not in self.cleared]
-        still = (pending[0] - 1 if pending else len(history) - 1) - self.upto + len(head) + len(summary)
-        if 0 <= still < len(messages) - 1:          # the last message gets its breakpoint from the backend
+        still = (
+            (pending[0] - 1 if pending else len(history) - 1) - self.upto + len(head) + len(summary)
+        )
+        if 0 <= still < len(messages) - 1:  # the last message gets its breakpoint from the backend
             messages[still] = mark(messages[still])
         return Assembly(messages, zones, summary=self.summary)
 
     # -- compaction, rarely and deeply --
     def compact(self, history, *, lap=0, model, meter, system="", tools=None):
         """Summarize all but the newest turns that fit under the low-water mark."""
-        room = self.low_water * self.usable(model) - meter.total(history[:1], system=system, tools=tools)
+        room = self.low_water * self.usable(model) - meter.total(
+            history[:1], system=system, tools=tools
+        )
         starts = turn_starts(history, start=max(self.upto, 1))
-        cut = starts[-1] if starts else self.upto        # keep at least the newest turn
+        cut = starts[-1] if starts else self.upto  # keep at least the newest turn
         for start in reversed(starts[:-1]):
-            kept = sum(meter.count(self.pointers.of(history, i) if i in self.cleared else history[i])
-                       for i in range(start, len(history)))
+            kept = sum(
+                meter.count(self.pointers.of(history, i) if i in self.cleared else history[i])
+                for i in range(start, len(history))
+            )
             if kept > room:
                 break
             cut = start
         if cut <= self.upto:
             desk = self.desk(history)
-            desk.kind, desk.event = "stuck", "cannot compact: the newest turn alone is over the threshold"
+            desk.kind, desk.event = (
+                "stuck",
+                "cannot compact: the newest turn alone is over the threshold",
+            )
             return desk
-        middle = [self.pointers.of(history, i) if i in self.cleared else history[i] for i in range(self.upto, cut)]
+        middle = [
+            self.pointers.of(history, i) if i in self.cleared else history[i]
+            for i in range(self.upto, cut)
+        ]
 
         def fold_in(summary, events, write):
             earlier = [user("[Earlier summary]\n" + summary)] if summary else []
-            return write(compaction_prompt(render(earlier + events), self.max_words, "", template=self.prompt))
+            return write(
+                compaction_prompt(
+                    render(earlier + events), self.max_words, "", template=self.prompt
+                )
+            )
 
         try:
             text, write = written_summary(fold_in, self.summary or "", middle, model)
         except (ModelError, ContextOverflow) as problem:
             self.failures = one_more_failure(self.failures, self.max_failures, problem)
             desk = self.desk(history)
-            desk.kind, desk.event, desk.summary_calls = "summary_failed", f"summary failed ({problem})", 1
+            desk.kind, desk.event, desk.summary_calls = (
+                "summary_failed",
+                f"summary failed ({problem})",
+                1,
+            )
             return desk
         self.failures = 0
         folded, self.upto = cut - self.upto, cut
-        self.summary, self.summary_message = text, user(SUMMARY_HEADER.format(lap=lap) + "\n" + text)
+        self.summary, self.summary_message = (
+            text,
+            user(SUMMARY_HEADER.format(lap=lap) + "\n" + text),
+        )
         self.cleared = {i for i in self.cleared if i >= cut}
         desk = self.desk(history)
         desk.kind = "compact"
         desk.event = f"compacted {folded} messages into one summary, down to the low-water mark"
-        desk.summary_calls, desk.summary_input, desk.summary_output = write.calls, write.tokens_in, write.tokens_out
+        desk.summary_calls, desk.summary_input, desk.summary_output = (
+            write.calls,
+            write.tokens_in,
+            write.tokens_out,
+        )
         return desk

@@ -24,7 +24,7 @@ class Pointers:
     """
 
     def __init__(self, detail: bool = True):
-        self.detail, self.made = detail, {}      # id(message) -> (message, its cleared copy)
+        self.detail, self.made = detail, {}  # id(message) -> (message, its cleared copy)
 
     def of(self, history: list[dict], i: int) -> dict:
         original = history[i]
@@ -38,7 +38,10 @@ class Pointers:
                 call = calls.get(block["tool_use_id"], {"name": "tool", "input": {}})
                 what = " ".join(str(v) for v in call["input"].values())
                 later = f" at lap {i // 2} — call it again for the details" if self.detail else ""
-                block = {**block, "content": f"[cleared: {call['name']} {what}".rstrip() + later + "]"}
+                block = {
+                    **block,
+                    "content": f"[cleared: {call['name']} {what}".rstrip() + later + "]",
+                }
             blocks.append(block)
         copy = {"role": original["role"], "content": blocks}
         self.made[id(original)] = (original, copy)
@@ -64,8 +67,11 @@ class ClearToolResults(Strategy):
         if tail_turns < 0:
             raise ValueError(f"tail_turns cannot be negative ({tail_turns}).")
         self.tail_turns = tail_turns
-        self.fallback = ThreeZoneCompaction(threshold=1.0, tail_turns=tail_turns,
-                                            output_reserve=output_reserve) if fallback else None
+        self.fallback = (
+            ThreeZoneCompaction(threshold=1.0, tail_turns=tail_turns, output_reserve=output_reserve)
+            if fallback
+            else None
+        )
         self.start()
 
     @classmethod
@@ -80,14 +86,25 @@ class ClearToolResults(Strategy):
     def assemble(self, history, *, lap=0, system="", tools=None, meter=None, model=None, **_):
         messages, to_clear = self._clear(history)
         newly, self._count = len(to_clear) - self._count, len(to_clear)
-        if self.fallback and meter is not None and model is not None:   # compacts only when clearing cannot hold
-            desk = self._zoned(self.fallback.assemble(messages, lap=lap, system=system, tools=tools, meter=meter,
-                                                      model=model), to_clear)
+        if (
+            self.fallback and meter is not None and model is not None
+        ):  # compacts only when clearing cannot hold
+            desk = self._zoned(
+                self.fallback.assemble(
+                    messages, lap=lap, system=system, tools=tools, meter=meter, model=model
+                ),
+                to_clear,
+            )
         else:
-            zones = ["head"] + ["cleared" if i in to_clear else "tail" for i in range(1, len(history))]
+            zones = ["head"] + [
+                "cleared" if i in to_clear else "tail" for i in range(1, len(history))
+            ]
             desk = Assembly(messages, zones)
         if newly > 0 and desk.kind == "none":
-            desk.kind, desk.event = "clear", f"cleared {newly} more old tool results ({len(to_clear)} in all)"
+            desk.kind, desk.event = (
+                "clear",
+                f"cleared {newly} more old tool results ({len(to_clear)} in all)",
+            )
         return desk
 
     def compact(self, history, *, lap=0, model, meter=None, system="", tools=None, **_):
@@ -95,18 +112,26 @@ class ClearToolResults(Strategy):
         messages, to_clear = self._clear(history)
         if not self.fallback:
             return Assembly(messages, ["head"] + ["tail"] * (len(messages) - 1))
-        return self._zoned(self.fallback.compact(messages, lap=lap, model=model, meter=meter, system=system,
-                                                 tools=tools), to_clear)
+        return self._zoned(
+            self.fallback.compact(
+                messages, lap=lap, model=model, meter=meter, system=system, tools=tools
+            ),
+            to_clear,
+        )
 
     def _clear(self, history) -> tuple[list[dict], set[int]]:
         """The history with old tool results as pointers (same length, same positions), and which were cleared."""
         holders = [i for i, m in enumerate(history) if tool_results(m)]
-        to_clear = set(holders[:-self.tail_turns] if self.tail_turns else holders)
-        return [self.pointers.of(history, i) if i in to_clear else m for i, m in enumerate(history)], to_clear
+        to_clear = set(holders[: -self.tail_turns] if self.tail_turns else holders)
+        return [
+            self.pointers.of(history, i) if i in to_clear else m for i, m in enumerate(history)
+        ], to_clear
 
     def _zoned(self, desk: Assembly, to_clear: set[int]) -> Assembly:
         """The fallback's desk with the cleared messages after its summary shown as "cleared"."""
         offset = self.fallback.state.upto - desk.zones.count("head") - desk.zones.count("summary")
-        desk.zones = [("cleared" if zone == "tail" and i + offset in to_clear else zone)
-                      for i, zone in enumerate(desk.zones)]
+        desk.zones = [
+            ("cleared" if zone == "tail" and i + offset in to_clear else zone)
+            for i, zone in enumerate(desk.zones)
+        ]
         return desk

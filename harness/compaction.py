@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.context import Assembly, CompactionFailed, PieceFailed, Strategy, call_piece, checked_desk
+from harness.context import (
+    Assembly,
+    CompactionFailed,
+    PieceFailed,
+    Strategy,
+    call_piece,
+    checked_desk,
+)
 from harness.messages import safe_cuts, user
 from harness.model import ContextOverflow, ModelError
 from harness.prompts import COMPACTION_TEMPLATE, SUMMARY_HEADER, compaction_prompt, render
@@ -26,8 +33,8 @@ class _Summarized:
     """The running state of a summarizing strategy: the summary and where the verbatim part starts."""
 
     text: str | None = None
-    head: int = 1                  # history[:head] is pinned
-    upto: int = 1                  # history[head:upto] is folded into ``text``; history[upto:] is verbatim
+    head: int = 1  # history[:head] is pinned
+    upto: int = 1  # history[head:upto] is folded into ``text``; history[upto:] is verbatim
     message: dict | None = None
     failures: int = 0
     warned_stuck: bool = False
@@ -77,8 +84,10 @@ def one_more_failure(failures: int, most: int, problem: Exception) -> int:
     """Count a failed summary call; at ``most`` in a row, stop the run instead of retrying forever."""
     failures += 1
     if failures >= most:
-        raise CompactionFailed(f"The summary call failed {failures} times in a row ({problem}). Stopping "
-                               "instead of looping; the raw history is intact and can be resumed.") from problem
+        raise CompactionFailed(
+            f"The summary call failed {failures} times in a row ({problem}). Stopping "
+            "instead of looping; the raw history is intact and can be resumed."
+        ) from problem
     return failures
 
 
@@ -125,12 +134,24 @@ class ThreeZoneCompaction(Strategy):
 
     name = "three-zone compaction"
 
-    def __init__(self, threshold: float = 0.75, tail_turns: int = 2, output_reserve: int = 512,
-                 prompt: str = COMPACTION_TEMPLATE, max_words: int = 220, pin_request: bool = True,
-                 max_failures: int = 3, focus: str = "", on_demand: dict[int, str] | None = None, split=None):
+    def __init__(
+        self,
+        threshold: float = 0.75,
+        tail_turns: int = 2,
+        output_reserve: int = 512,
+        prompt: str = COMPACTION_TEMPLATE,
+        max_words: int = 220,
+        pin_request: bool = True,
+        max_failures: int = 3,
+        focus: str = "",
+        on_demand: dict[int, str] | None = None,
+        split=None,
+    ):
         if not 0 < threshold <= 1:
-            raise ValueError("The threshold is a fraction of the usable window: "
-                             f"it must be in (0, 1], not {threshold}.")
+            raise ValueError(
+                "The threshold is a fraction of the usable window: "
+                f"it must be in (0, 1], not {threshold}."
+            )
         if tail_turns < 0:
             raise ValueError(f"tail_turns cannot be negative ({tail_turns}).")
         if output_reserve < 0:
@@ -138,10 +159,14 @@ class ThreeZoneCompaction(Strategy):
         self.threshold, self.tail_turns, self.output_reserve = threshold, tail_turns, output_reserve
         self.prompt, self.max_words, self.pin_request = prompt, max_words, pin_request
         self.max_failures, self.focus = max_failures, focus
-        self.split = split or (three_zones if pin_request else (lambda h, t: three_zones(h, t, head=0)))
+        self.split = split or (
+            three_zones if pin_request else (lambda h, t: three_zones(h, t, head=0))
+        )
         self.on_demand = dict(on_demand or {})
         if any(not isinstance(lap, int) or lap < 1 for lap in self.on_demand):
-            raise ValueError(f"on_demand maps lap numbers (1, 2, ...) to focus text, not {on_demand!r}.")
+            raise ValueError(
+                f"on_demand maps lap numbers (1, 2, ...) to focus text, not {on_demand!r}."
+            )
         self.state = _Summarized()
 
     @classmethod
@@ -155,20 +180,26 @@ class ThreeZoneCompaction(Strategy):
     def limit(self, model) -> int:
         usable = model.window - self.output_reserve
         if usable <= 0:
-            raise ValueError(f"The output reserve ({self.output_reserve}) leaves no room "
-                             f"in a {model.window}-token window.")
+            raise ValueError(
+                f"The output reserve ({self.output_reserve}) leaves no room "
+                f"in a {model.window}-token window."
+            )
         return int(usable * self.threshold)
 
     def current(self, history):
         """The desk as it stands: head + summary + everything not yet summarized."""
         s = self.state
-        head = history[:s.head]
-        messages = head + ([s.message] if s.message else []) + history[s.upto:]
-        zones = ["head"] * len(head) + (["summary"] if s.message else []) + ["tail"] * (len(history) - s.upto)
+        head = history[: s.head]
+        messages = head + ([s.message] if s.message else []) + history[s.upto :]
+        zones = (
+            ["head"] * len(head)
+            + (["summary"] if s.message else [])
+            + ["tail"] * (len(history) - s.upto)
+        )
         return messages, zones
 
     def assemble(self, history, *, lap=0, system="", tools=None, meter, model, **_):
-        if lap in self.on_demand:           # "compact now", whatever the size
+        if lap in self.on_demand:  # "compact now", whatever the size
             focus = self.on_demand[lap]
             desk = self.compact(history, lap=lap, model=model, focus=focus or None)
             if desk.kind == "compact":
@@ -179,39 +210,58 @@ class ThreeZoneCompaction(Strategy):
         if size <= self.limit(model):
             return Assembly(messages, zones, summary=self.state.text)
         desk = self.compact(history, lap=lap, model=model, meter=meter, system=system, tools=tools)
-        if desk.kind == "compact" and meter.total(desk.messages, system=system, tools=tools) > self.limit(model):
-            desk.event += "; still over the threshold: the head and the verbatim tail alone are too big"
+        if desk.kind == "compact" and meter.total(
+            desk.messages, system=system, tools=tools
+        ) > self.limit(model):
+            desk.event += (
+                "; still over the threshold: the head and the verbatim tail alone are too big"
+            )
         return desk
 
-    def compact(self, history, *, lap=0, model, meter=None, system="", tools=None, focus: str | None = None):
+    def compact(
+        self, history, *, lap=0, model, meter=None, system="", tools=None, focus: str | None = None
+    ):
         """Summarize everything between the head and the tail, now. (``/compact`` calls this directly.)"""
         s = self.state
         cut = self.zones_of(history)
         if cut <= s.upto:
             messages, zones = self.current(history)
-            event = "" if s.warned_stuck else (
-                "cannot compact: the pinned head and the verbatim tail alone are over the threshold")
+            event = (
+                ""
+                if s.warned_stuck
+                else (
+                    "cannot compact: the pinned head and the verbatim tail alone are over the threshold"
+                )
+            )
             s.warned_stuck = True
             return Assembly(messages, zones, "stuck" if event else "none", event, summary=s.text)
         focus = self.focus if focus is None else focus
 
-        def fold_in(summary, events, write):   # the earlier summary is folded in, not summarized blindly
+        def fold_in(
+            summary, events, write
+        ):  # the earlier summary is folded in, not summarized blindly
             earlier = [user("[Earlier summary]\n" + summary)] if summary else []
-            prompt = compaction_prompt(render(earlier + events), self.max_words, focus, template=self.prompt)
+            prompt = compaction_prompt(
+                render(earlier + events), self.max_words, focus, template=self.prompt
+            )
             return write(prompt)
 
         return self._summarize(history, cut, fold_in, lap, model, "compact", "compacted")
 
     def zones_of(self, history) -> int:
         """Where the verbatim tail starts, by the split piece; it also fixes the head before the first summary."""
-        head, middle, tail = (list(part) for part in call_piece(self.split, history, self.tail_turns))
+        head, middle, tail = (
+            list(part) for part in call_piece(self.split, history, self.tail_turns)
+        )
         if head + middle + tail != history:
-            raise PieceFailed(f"{getattr(self.split, '__name__', 'the split')} must return three parts that, "
-                              "joined, are the history in its order: head + middle + tail == history.")
+            raise PieceFailed(
+                f"{getattr(self.split, '__name__', 'the split')} must return three parts that, "
+                "joined, are the history in its order: head + middle + tail == history."
+            )
         checked_desk(self.split, head + [user("[summary]")], "at the end of the head")
         checked_desk(self.split, [user("[summary]")] + tail, "at the start of the tail")
         s = self.state
-        if s.text is None:                  # before the first summary the piece decides what is pinned
+        if s.text is None:  # before the first summary the piece decides what is pinned
             s.head = s.upto = len(head)
         return len(head) + len(middle)
 
@@ -219,21 +269,31 @@ class ThreeZoneCompaction(Strategy):
         """Write the summary of history[upto:cut]; on failure leave everything as it was."""
         s = self.state
         try:
-            text, write = written_summary(fold_in, s.text or "", history[s.upto:cut], model)
+            text, write = written_summary(fold_in, s.text or "", history[s.upto : cut], model)
         except (ModelError, ContextOverflow) as problem:
             s.failures = one_more_failure(s.failures, self.max_failures, problem)
             messages, zones = self.current(history)
-            return Assembly(messages, zones, "summary_failed",
-                            f"summary failed ({problem}); history left as it was", summary_calls=1,
-                            summary=s.text)
+            return Assembly(
+                messages,
+                zones,
+                "summary_failed",
+                f"summary failed ({problem}); history left as it was",
+                summary_calls=1,
+                summary=s.text,
+            )
         s.failures, s.warned_stuck = 0, False
         folded = cut - s.upto
         s.text, s.upto = text, cut
         s.message = user(SUMMARY_HEADER.format(lap=lap) + "\n" + text)
         messages, zones = self.current(history)
         pieces = f" in {write.calls} pieces" if write.calls > 1 else ""
-        return Assembly(messages, zones, kind, f"{verb} {folded} messages into one summary{pieces}",
-                        summary_calls=write.calls, summary_input=write.tokens_in, summary_output=write.tokens_out,
-                        summary=text)
-
-
+        return Assembly(
+            messages,
+            zones,
+            kind,
+            f"{verb} {folded} messages into one summary{pieces}",
+            summary_calls=write.calls,
+            summary_input=write.tokens_in,
+            summary_output=write.tokens_out,
+            summary=text,
+        )

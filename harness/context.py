@@ -35,9 +35,9 @@ class Assembly:
     """What one strategy decided for one lap."""
 
     messages: list[dict]
-    zones: list[str]                      # "head", "summary", "middle", "tail", "notice" per message
-    kind: str = "none"                    # none | drop | compact | fold | clear | stuck | summary_failed
-    event: str = ""                       # the same, in words, for the lap record and the plot
+    zones: list[str]  # "head", "summary", "middle", "tail", "notice" per message
+    kind: str = "none"  # none | drop | compact | fold | clear | stuck | summary_failed
+    event: str = ""  # the same, in words, for the lap record and the plot
     summary_calls: int = 0
     summary_input: int = 0
     summary_output: int = 0
@@ -62,19 +62,26 @@ def call_piece(piece, *args):
     except (ContextOverflow, ModelError, PieceFailed):
         raise
     except Exception as problem:
-        raise PieceFailed(f"{getattr(piece, '__name__', 'the piece')} raised "
-                          f"{type(problem).__name__}: {problem}") from problem
+        raise PieceFailed(
+            f"{getattr(piece, '__name__', 'the piece')} raised {type(problem).__name__}: {problem}"
+        ) from problem
 
 
 def checked_desk(piece, messages, where: str) -> list[dict]:
     """``messages`` as a list, if no tool call is cut from its result (the API refuses those requests)."""
-    if not isinstance(messages, (list, tuple)) or not all(isinstance(m, dict) and "role" in m for m in messages):
-        raise PieceFailed(f"{getattr(piece, '__name__', 'the piece')} must return a list of messages, "
-                          f"not {type(messages).__name__}.")
+    if not isinstance(messages, (list, tuple)) or not all(
+        isinstance(m, dict) and "role" in m for m in messages
+    ):
+        raise PieceFailed(
+            f"{getattr(piece, '__name__', 'the piece')} must return a list of messages, "
+            f"not {type(messages).__name__}."
+        )
     problems = pair_problems(list(messages))
     if problems:
-        raise PieceFailed(f"{getattr(piece, '__name__', 'the piece')} split a tool call from its result "
-                          f"({where}: {problems[0]}); the API refuses such a request. Cut only at safe_cuts.")
+        raise PieceFailed(
+            f"{getattr(piece, '__name__', 'the piece')} split a tool call from its result "
+            f"({where}: {problems[0]}); the API refuses such a request. Cut only at safe_cuts."
+        )
     return list(messages)
 
 
@@ -97,6 +104,7 @@ class Strategy:
 
 # ---- 1. send everything --------------------------------------------------------------------------
 
+
 class FullHistory(Strategy):
     """No management at all: every message, every lap."""
 
@@ -108,6 +116,7 @@ class FullHistory(Strategy):
 
 # ---- 2. drop the oldest ----------------------------------------------------------------------------
 
+
 def keep_newest(history: list[dict], room: int, count) -> list[dict]:
     """The piece of lesson 02: the newest messages of ``history`` that fit in ``room`` tokens.
 
@@ -115,7 +124,7 @@ def keep_newest(history: list[dict], room: int, count) -> list[dict]:
     is sent without its result. Example: turns of 100 tokens each, room 250 -> the newest two turns
     """
     start = len(history)
-    for cut in reversed(safe_cuts(history)[:-1]):      # the newest cut first
+    for cut in reversed(safe_cuts(history)[:-1]):  # the newest cut first
         if sum(count(m) for m in history[cut:]) > room:
             break
         start = cut
@@ -133,13 +142,25 @@ class SlidingWindow(Strategy):
 
     name = "sliding window"
 
-    def __init__(self, budget: int | None = None, output_reserve: int = 512, pin_head: bool = False,
-                 keep=keep_newest):
+    def __init__(
+        self,
+        budget: int | None = None,
+        output_reserve: int = 512,
+        pin_head: bool = False,
+        keep=keep_newest,
+    ):
         if budget is not None and budget <= 0:
-            raise ValueError(f"The sliding window's budget must be a positive number of tokens, not {budget}.")
+            raise ValueError(
+                f"The sliding window's budget must be a positive number of tokens, not {budget}."
+            )
         if output_reserve < 0:
             raise ValueError(f"The output reserve cannot be negative ({output_reserve}).")
-        self.budget, self.output_reserve, self.pin_head, self.keep = budget, output_reserve, pin_head, keep
+        self.budget, self.output_reserve, self.pin_head, self.keep = (
+            budget,
+            output_reserve,
+            pin_head,
+            keep,
+        )
         if pin_head:
             self.name = "sliding window, head pinned"
 
@@ -151,12 +172,10 @@ class SlidingWindow(Strategy):
         head = history[:1] if self.pin_head else []
         notice = user(DROPPED_NOTICE)
         room = budget - fixed - meter.count(notice) - sum(meter.count(m) for m in head)
-        rest = history[len(head):]
+        rest = history[len(head) :]
         kept = call_piece(self.keep, rest, room, meter.count)
         messages = checked_desk(self.keep, head + [notice] + list(kept or []), "after the notice")
-        kept = messages[len(head) + 1:]
+        kept = messages[len(head) + 1 :]
         dropped = len(rest) - len(kept)
         zones = ["head"] * len(head) + ["notice"] + ["tail"] * len(kept)
         return Assembly(messages, zones, "drop", f"dropped {dropped} oldest messages")
-
-

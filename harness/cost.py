@@ -53,10 +53,10 @@ class Prices:
     stage; pass ``prices=`` to bill a real model). Example: Prices().dollars(uncached=1_000_000) -> 1.0
     """
 
-    input: float = 1.00          # $ per million input tokens, no cache involved
-    output: float = 5.00         # $ per million output tokens
-    cache_write: float = 1.25    # x the input price, for tokens stored in the cache
-    cache_read: float = 0.10     # x the input price, for tokens read back from it
+    input: float = 1.00  # $ per million input tokens, no cache involved
+    output: float = 5.00  # $ per million output tokens
+    cache_write: float = 1.25  # x the input price, for tokens stored in the cache
+    cache_read: float = 0.10  # x the input price, for tokens read back from it
 
     def dollars(self, uncached: int = 0, write: int = 0, read: int = 0, output: int = 0) -> float:
         """The price of some tokens. Example: Prices().dollars(read=1_000_000) -> 0.1"""
@@ -72,11 +72,11 @@ class LapBill:
     """One lap's input split three ways (read + write + uncached = billed input), and its price."""
 
     number: int
-    read: int           # request tokens found in the cache (0.1x)
-    write: int          # request tokens stored in the cache (1.25x)
-    uncached: int       # summary-call tokens, sent fresh (1x)
+    read: int  # request tokens found in the cache (0.1x)
+    write: int  # request tokens stored in the cache (1.25x)
+    uncached: int  # summary-call tokens, sent fresh (1x)
     output: int
-    cost: float         # $ with caching
+    cost: float  # $ with caching
     cost_without_cache: float
 
     @property
@@ -104,6 +104,7 @@ class Bill:
 
 
 # ---- the cache rule ------------------------------------------------------------------------------
+
 
 def reuses(before: list[dict] | None, now: list[dict]) -> bool:
     """True when ``now`` starts with every message of ``before``, in order (breakpoints aside).
@@ -147,11 +148,11 @@ class PromptCache:
         for n in counts:
             front.append((front[-1] if front else self.fixed) + n)
         total = front[-1] if front else self.fixed
-        read = self.fixed if self.warm else 0          # the system prompt and tools: their own breakpoint
+        read = self.fixed if self.warm else 0  # the system prompt and tools: their own breakpoint
         marks = breakpoints(messages)
         for b in marks:
             looked = 0
-            for j in range(b, -1, -1):                 # the front up to message j, walking back
+            for j in range(b, -1, -1):  # the front up to message j, walking back
                 if keys[j] in self.entries:
                     read = max(read, front[j])
                     break
@@ -177,7 +178,9 @@ def split_input(lap: Lap) -> tuple[int, int]:
     if counted:
         request = sum(counted)
         return request, max(0, lap.billed_input - request)
-    if "iterations" in (lap.usage or {}):   # the top level is the request; the other passes come on top
+    if "iterations" in (
+        lap.usage or {}
+    ):  # the top level is the request; the other passes come on top
         request = min(lap.usage.get("input_tokens", 0), lap.billed_input)
         return request, lap.billed_input - request
     if not lap.summary_calls:
@@ -207,7 +210,10 @@ def fixed_tokens(lap: Lap, meter: Meter) -> int:
 
 # ---- the bill -------------------------------------------------------------------------------------
 
-def lap_bills(laps: list[Lap], prices: Prices = PRICES, meter: Meter | None = None) -> list[LapBill]:
+
+def lap_bills(
+    laps: list[Lap], prices: Prices = PRICES, meter: Meter | None = None
+) -> list[LapBill]:
     """Price every lap, following the cache rule in the module docstring.
 
     ``meter`` must count like the run's meter did (the default, tiktoken, is the harness default).
@@ -232,9 +238,17 @@ def lap_bills(laps: list[Lap], prices: Prices = PRICES, meter: Meter | None = No
             read = min(read, request)
             write = request - read
         uncached, out = summary_in + fresh, lap.billed_output
-        bills.append(LapBill(lap.number, read, write, uncached, out,
-                             prices.dollars(uncached, write, read, out),
-                             prices.dollars(uncached=lap.billed_input, output=out)))
+        bills.append(
+            LapBill(
+                lap.number,
+                read,
+                write,
+                uncached,
+                out,
+                prices.dollars(uncached, write, read, out),
+                prices.dollars(uncached=lap.billed_input, output=out),
+            )
+        )
     return bills
 
 

@@ -22,22 +22,24 @@ class Lap:
     """One lap of the loop, as the plots, tables and checks see it."""
 
     number: int
-    raw_tokens: int              # what the whole history would cost to send
-    assembled_tokens: int        # what was actually sent
-    kind: str = "none"     # none | drop | compact | fold | clear | stuck | summary_failed | overflow | piece_failed
+    raw_tokens: int  # what the whole history would cost to send
+    assembled_tokens: int  # what was actually sent
+    kind: str = "none"  # none | drop | compact | fold | clear | stuck | summary_failed | overflow | piece_failed
     event: str = ""
-    model_calls: int = 1         # this lap's calls, summary calls included
+    model_calls: int = 1  # this lap's calls, summary calls included
     summary_calls: int = 0
-    billed_input: int = 0        # this lap, summary calls included
+    billed_input: int = 0  # this lap, summary calls included
     billed_output: int = 0
-    total_input: int = 0         # the bill so far
+    total_input: int = 0  # the bill so far
     total_output: int = 0
-    actions: list[str] = field(default_factory=list)     # e.g. ["read_file app/auth.py"]
+    actions: list[str] = field(default_factory=list)  # e.g. ["read_file app/auth.py"]
     sent: list[dict] = field(default_factory=list, repr=False)
     zones: list[str] = field(default_factory=list, repr=False)
     summary: str | None = field(default=None, repr=False)
     window: int = 0
-    usage: dict = field(default_factory=dict, repr=False)   # the provider's usage for this lap's request
+    usage: dict = field(
+        default_factory=dict, repr=False
+    )  # the provider's usage for this lap's request
 
 
 @dataclass
@@ -47,7 +49,7 @@ class Run:
     history: list[dict]
     laps: list[Lap]
     toolbox: Toolbox
-    stopped: str = "max_laps"    # answered | max_laps | overflow | model_error | compaction_failed | piece_failed
+    stopped: str = "max_laps"  # answered | max_laps | overflow | model_error | compaction_failed | piece_failed
     final: str = ""
     problem: str = ""
 
@@ -75,9 +77,13 @@ class Bookkeeper:
     def __init__(self, run, meter, system, tool_schemas, window, on_lap, transcript):
         self.run, self.meter, self.system, self.tools = run, meter, system, tool_schemas
         self.window, self.on_lap = window, on_lap
-        self.continuing = bool(transcript) and Path(transcript).exists() and Path(transcript).stat().st_size > 0
+        self.continuing = (
+            bool(transcript) and Path(transcript).exists() and Path(transcript).stat().st_size > 0
+        )
         self.file = open(transcript, "a", encoding="utf-8") if transcript else None
-        self.raw = meter.total([], system=system, tools=tool_schemas)   # kept as a running sum: O(1) a lap
+        self.raw = meter.total(
+            [], system=system, tools=tool_schemas
+        )  # kept as a running sum: O(1) a lap
 
     def begin(self, messages: list[dict], replaying: bool):
         """The history before lap 1. A resumed run does not write its old messages to the file twice."""
@@ -87,7 +93,9 @@ class Bookkeeper:
     def append(self, message: dict, lap: int, write: bool = True):
         self.run.history.append(message)
         self.raw += self.meter.count(message)
-        if self.file and write:   # written and flushed at once: killing the process mid-run loses nothing
+        if (
+            self.file and write
+        ):  # written and flushed at once: killing the process mid-run loses nothing
             self.file.write(json.dumps({"lap": lap, "message": message}) + "\n")
             self.file.flush()
 
@@ -103,13 +111,20 @@ class Bookkeeper:
 
     def stop(self, lap: LapScope, problem: Exception):
         """An overflow, a failed summary or an API error ended the run on this lap: record why."""
-        stops = {ContextOverflow: "overflow", CompactionFailed: "compaction_failed", ModelError: "model_error",
-                 PieceFailed: "piece_failed"}
+        stops = {
+            ContextOverflow: "overflow",
+            CompactionFailed: "compaction_failed",
+            ModelError: "model_error",
+            PieceFailed: "piece_failed",
+        }
         stop = next(name for cls, name in stops.items() if isinstance(problem, cls))
         self.run.stopped, self.run.problem = stop, str(problem)
         r = lap.record
-        r.kind = {"overflow": "overflow", "compaction_failed": "summary_failed",
-                  "piece_failed": "piece_failed"}.get(stop, r.kind)
+        r.kind = {
+            "overflow": "overflow",
+            "compaction_failed": "summary_failed",
+            "piece_failed": "piece_failed",
+        }.get(stop, r.kind)
         r.event = str(problem)
         self.finish(lap, r.actions)
 
@@ -129,15 +144,23 @@ class LapScope:
 
     def saw(self, desk):
         r = self.record
-        r.kind, r.event, r.summary, r.sent, r.zones = desk.kind, desk.event, desk.summary, desk.messages, desk.zones
+        r.kind, r.event, r.summary, r.sent, r.zones = (
+            desk.kind,
+            desk.event,
+            desk.summary,
+            desk.messages,
+            desk.zones,
+        )
         r.summary_calls += desk.summary_calls
         r.model_calls += desk.summary_calls
-        r.assembled_tokens = self.book.meter.total(desk.messages, system=self.book.system, tools=self.book.tools)
+        r.assembled_tokens = self.book.meter.total(
+            desk.messages, system=self.book.system, tools=self.book.tools
+        )
         self._bill(desk.summary_input, desk.summary_output)
 
     def paid(self, usage: dict):
         self.record.model_calls += 1
-        self.record.usage = dict(usage)   # Claude's cache counts stay in it for harness.cost
+        self.record.usage = dict(usage)  # Claude's cache counts stay in it for harness.cost
         self._bill(*billed_tokens(usage))
 
     def _bill(self, tokens_in: int, tokens_out: int):
@@ -161,7 +184,10 @@ def billed_tokens(usage: dict) -> tuple[int, int]:
     (Claude's ``input_tokens`` leaves them out). Example: iterations of 5,000 + 900 in -> (5900, ...)"""
     cached = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
     spent = passes(usage)
-    return (sum(p.get(k) or 0 for p in spent for k in cached), sum(p.get("output_tokens") or 0 for p in spent))
+    return (
+        sum(p.get(k) or 0 for p in spent for k in cached),
+        sum(p.get("output_tokens") or 0 for p in spent),
+    )
 
 
 def load_transcript(path: str | Path) -> list[dict]:
@@ -176,6 +202,8 @@ def load_transcript(path: str | Path) -> list[dict]:
             if message.get("role") not in ("user", "assistant") or "content" not in message:
                 raise ValueError("not a message")
         except (ValueError, KeyError, TypeError, AttributeError) as problem:
-            raise ValueError(f"{path}, line {number}: not a transcript record ({problem}).") from None
+            raise ValueError(
+                f"{path}, line {number}: not a transcript record ({problem})."
+            ) from None
         messages.append(message)
     return messages

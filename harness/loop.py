@@ -22,11 +22,20 @@ from harness.tokens import Meter
 from harness.tools import Toolbox
 
 
-def run_agent(request: str, model: Model, tools: Toolbox | None = None, context: Strategy | None = None,
-              system: str = SYSTEM_PROMPT, max_laps: int = 40, on_lap: Callable[[Lap], None] | None = None,
-              meter: Meter | None = None, transcript: str | Path | None = None,
-              remarks: dict[int, str] | None = None, max_tokens: int = 1024,
-              resume: list[dict] | None = None) -> Run:
+def run_agent(
+    request: str,
+    model: Model,
+    tools: Toolbox | None = None,
+    context: Strategy | None = None,
+    system: str = SYSTEM_PROMPT,
+    max_laps: int = 40,
+    on_lap: Callable[[Lap], None] | None = None,
+    meter: Meter | None = None,
+    transcript: str | Path | None = None,
+    remarks: dict[int, str] | None = None,
+    max_tokens: int = 1024,
+    resume: list[dict] | None = None,
+) -> Run:
     """Run the agent on ``request`` until it answers, overflows, or reaches ``max_laps``.
 
     ``remarks`` are things the user says mid-task: ``{3: "Never touch production."}`` adds that text
@@ -40,32 +49,55 @@ def run_agent(request: str, model: Model, tools: Toolbox | None = None, context:
     meter = meter or getattr(model, "meter", None) or Meter()
     run = Run(history=[], laps=[], toolbox=tools)
     history, remarks = run.history, remarks or {}
-    head = meter.total(resume[:1] if resume else [user(request)], system=system, tools=tools.schemas)
+    head = meter.total(
+        resume[:1] if resume else [user(request)], system=system, tools=tools.schemas
+    )
     if head > model.window:
-        raise ValueError(f"The window ({model.window:,} tokens) is smaller than the pinned head alone: system "
-                         f"prompt, tools and request take {head:,} tokens. Use a bigger window or a shorter request.")
+        raise ValueError(
+            f"The window ({model.window:,} tokens) is smaller than the pinned head alone: system "
+            f"prompt, tools and request take {head:,} tokens. Use a bigger window or a shorter request."
+        )
     context.start()
 
-    book = Bookkeeper(run, meter, system, tools.schemas, model.window, on_lap, transcript)  # records, bill, JSONL
+    book = Bookkeeper(
+        run, meter, system, tools.schemas, model.window, on_lap, transcript
+    )  # records, bill, JSONL
     try:
         book.begin(resume or [user(request)], replaying=bool(resume))
         for number in range(1, max_laps + 1):
             lap = book.lap(number)
-            desk = _as_desk(context.assemble(history, lap=number, system=system, tools=tools.schemas,
-                                             meter=meter, model=model))              # 1. assemble the desk
+            desk = _as_desk(
+                context.assemble(
+                    history,
+                    lap=number,
+                    system=system,
+                    tools=tools.schemas,
+                    meter=meter,
+                    model=model,
+                )
+            )  # 1. assemble the desk
             lap.saw(desk)
-            reply = _send(model, context, history, desk, lap, system, tools.schemas, meter, max_tokens)  # 2. call
+            reply = _send(
+                model, context, history, desk, lap, system, tools.schemas, meter, max_tokens
+            )  # 2. call
             lap.paid(reply.usage)
-            book.append(assistant(reply.content), lap=number)                      # 3. append the reply
+            book.append(assistant(reply.content), lap=number)  # 3. append the reply
             calls = tool_uses(history[-1])
-            if reply.stop_reason != "tool_use" or not calls:                       # no tool call: it answered
+            if reply.stop_reason != "tool_use" or not calls:  # no tool call: it answered
                 run.stopped, run.final = "answered", text_of(history[-1])
                 book.finish(lap)
                 break
-            results = [tools.run(call) for call in calls] + _remark(remarks.get(number))   # 4. run the tools
-            book.append({"role": "user", "content": results}, lap=number)          # 5. append them; repeat
+            results = [tools.run(call) for call in calls] + _remark(
+                remarks.get(number)
+            )  # 4. run the tools
+            book.append({"role": "user", "content": results}, lap=number)  # 5. append them; repeat
             book.finish(lap, actions=[_describe(call) for call in calls])
-    except (ContextOverflow, CompactionFailed, ModelError, PieceFailed) as problem:  # a clean stop, never a crash
+    except (
+        ContextOverflow,
+        CompactionFailed,
+        ModelError,
+        PieceFailed,
+    ) as problem:  # a clean stop, never a crash
         book.stop(lap, problem)
     finally:
         book.close()
@@ -73,6 +105,7 @@ def run_agent(request: str, model: Model, tools: Toolbox | None = None, context:
 
 
 # ---- helpers -------------------------------------------------------------------------------
+
 
 def _as_desk(assembled) -> Assembly:
     """A strategy may return a plain message list (a hand-built one in a lesson): the zones default.
@@ -97,7 +130,14 @@ def _send(model, context, history, desk, lap, system, tool_schemas, meter, max_t
         compact = getattr(context, "compact", None)
         if compact is None:
             raise
-        desk = compact(history, lap=lap.record.number, model=model, meter=meter, system=system, tools=tool_schemas)
+        desk = compact(
+            history,
+            lap=lap.record.number,
+            model=model,
+            meter=meter,
+            system=system,
+            tools=tool_schemas,
+        )
         lap.saw(desk)
         if desk.kind not in ("compact", "fold"):
             raise
@@ -111,5 +151,9 @@ def _remark(text: str | None) -> list[dict]:
 def _describe(call: dict) -> str:
     """'read_file app/auth.py' -- whatever the model put in the call (any input, any size: cut at 200 chars)."""
     given = call.get("input")
-    args = " ".join(str(v)[:200] for v in given.values()) if isinstance(given, dict) else str(given or "")[:200]
+    args = (
+        " ".join(str(v)[:200] for v in given.values())
+        if isinstance(given, dict)
+        else str(given or "")[:200]
+    )
     return f"{call.get('name', '?')} {args}".strip()

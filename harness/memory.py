@@ -34,16 +34,18 @@ from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
 from harness.tools import WORKSPACE
 
-USER_MEMORY = "~/.claude/CLAUDE.md"             # expanded only when loaded
+USER_MEMORY = "~/.claude/CLAUDE.md"  # expanded only when loaded
 PROJECT_MEMORY = WORKSPACE / "CLAUDE.md"
-LOCAL_MEMORY = WORKSPACE / "CLAUDE.local.md"    # personal notes for this project, not committed
-BUDGET = 200                                    # tokens per memory file: the "keep it short" guardrail
-MAX_CHARS = 20_000                              # a bigger file is cut here, with a warning
-MAX_IMPORT_DEPTH = 4                            # hops of @imports followed from a top-level file
+LOCAL_MEMORY = WORKSPACE / "CLAUDE.local.md"  # personal notes for this project, not committed
+BUDGET = 200  # tokens per memory file: the "keep it short" guardrail
+MAX_CHARS = 20_000  # a bigger file is cut here, with a warning
+MAX_IMPORT_DEPTH = 4  # hops of @imports followed from a top-level file
 
 MEMORY_HEADER = "Project memory (CLAUDE.md), loaded at session start:"
-INVITE_TO_REMEMBER = ("Before you finish, use the remember tool to save each standing rule the user gave, "
-                      "so the next session starts knowing it.")
+INVITE_TO_REMEMBER = (
+    "Before you finish, use the remember tool to save each standing rule the user gave, "
+    "so the next session starts knowing it."
+)
 
 
 @dataclass
@@ -100,10 +102,17 @@ def _imported_by(file: MemoryFile) -> str:
 
 # ---- 1. loading --------------------------------------------------------------------------------
 
-def load_memory(user: str | Path | None = USER_MEMORY, project: str | Path | None = PROJECT_MEMORY,
-                local: str | Path | None = LOCAL_MEMORY, roots: Sequence[str | Path] = (),
-                budget: int = BUDGET, meter: Meter | None = None, max_chars: int = MAX_CHARS,
-                max_depth: int = MAX_IMPORT_DEPTH) -> Memory:
+
+def load_memory(
+    user: str | Path | None = USER_MEMORY,
+    project: str | Path | None = PROJECT_MEMORY,
+    local: str | Path | None = LOCAL_MEMORY,
+    roots: Sequence[str | Path] = (),
+    budget: int = BUDGET,
+    meter: Meter | None = None,
+    max_chars: int = MAX_CHARS,
+    max_depth: int = MAX_IMPORT_DEPTH,
+) -> Memory:
     """Load the user, project and local memory files, in that order, with their ``@`` imports.
 
     ``None`` skips a level. Imports may only reach files under ``roots`` and the three files' folders.
@@ -139,7 +148,9 @@ def imports_in(text: str) -> list[str]:
     for line in text.splitlines():
         opening = FENCE.match(line)
         if opening and (fence is None or opening.group(1)[0] == fence):
-            fence = None if fence else opening.group(1)[0]    # a fence opens, or the same kind closes it
+            fence = (
+                None if fence else opening.group(1)[0]
+            )  # a fence opens, or the same kind closes it
             continue
         if fence:
             continue
@@ -156,12 +167,18 @@ def memory_section(memory: Memory) -> str:
     Example: one project file "- Run tests with pytest." -> "Project memory (CLAUDE.md), loaded at
     session start:\\n\\n## project: CLAUDE.md\\n- Run tests with pytest."
     """
-    blocks = [f"## {f.level}: {f.path.name}\n{f.text.strip()}" for f in memory.files if f.text.strip()]
+    blocks = [
+        f"## {f.level}: {f.path.name}\n{f.text.strip()}" for f in memory.files if f.text.strip()
+    ]
     return "\n\n".join([MEMORY_HEADER] + blocks) if blocks else ""
 
 
-def system_prompt(memory: Memory | None = None, recalled: Sequence[Note] = (),
-                  invite_remember: bool = False, base: str = SYSTEM_PROMPT) -> str:
+def system_prompt(
+    memory: Memory | None = None,
+    recalled: Sequence[Note] = (),
+    invite_remember: bool = False,
+    base: str = SYSTEM_PROMPT,
+) -> str:
     """The full system prompt of a session: the agent's prompt, then its memory, then any recalled notes.
 
     ``invite_remember`` adds one sentence asking the agent to save standing rules with its remember tool.
@@ -186,7 +203,12 @@ class _Loader:
     """Walks the memory files and their imports, keeping the result and the messages in one place."""
 
     def __init__(self, memory: Memory, roots: list[Path], max_chars: int, max_depth: int):
-        self.memory, self.roots, self.max_chars, self.max_depth = memory, roots, max_chars, max_depth
+        self.memory, self.roots, self.max_chars, self.max_depth = (
+            memory,
+            roots,
+            max_chars,
+            max_depth,
+        )
         self.loaded: set[Path] = set()
 
     def load(self, path: Path, level: str, imported_by: Path | None, chain: list[Path]):
@@ -203,16 +225,20 @@ class _Loader:
         self.memory.files.append(MemoryFile(level, path, text, tokens, imported_by))
         self.loaded.add(real)
         if tokens > self.memory.budget:
-            self.say(f"{path} is {tokens} tokens, over the {self.memory.budget}-token budget. It is sent on "
-                     "every turn: keep it short, and move details into files the agent can read when needed.")
+            self.say(
+                f"{path} is {tokens} tokens, over the {self.memory.budget}-token budget. It is sent on "
+                "every turn: keep it short, and move details into files the agent can read when needed."
+            )
         for name in imports_in(text):
             self.follow(name, path, chain + [real])
 
     def follow(self, name: str, importer: Path, chain: list[Path]):
         """Load one ``@name`` found in ``importer``, if it is allowed, exists, and is not too deep."""
-        target = importer.parent / name                        # relative to the importing file
+        target = importer.parent / name  # relative to the importing file
         if len(chain) > self.max_depth:
-            return self.say(f"@{name} in {importer}: not followed, imports go at most {self.max_depth} deep.")
+            return self.say(
+                f"@{name} in {importer}: not followed, imports go at most {self.max_depth} deep."
+            )
         real = target.resolve()
         if not any(real.is_relative_to(root) for root in self.roots):
             return self.say(f"@{name} in {importer} points outside the memory folders; refused.")
@@ -224,19 +250,27 @@ class _Loader:
         """The text of a memory file, cut at ``max_chars``; None (and a message) if it cannot be read."""
         try:
             with open(path, "rb") as file:
-                data = file.read(self.max_chars * 4 + 4)       # UTF-8 needs at most 4 bytes a character
+                data = file.read(self.max_chars * 4 + 4)  # UTF-8 needs at most 4 bytes a character
                 more = file.read(1) != b""
         except OSError as problem:
             return self.say(f"{path} cannot be read ({problem.strerror or problem}); skipped.")
-        try:   # an incremental decoder accepts a character cut in half at the end of what we read
-            text = codecs.getincrementaldecoder("utf-8")().decode(data, final=not more).lstrip("\ufeff")
+        try:  # an incremental decoder accepts a character cut in half at the end of what we read
+            text = (
+                codecs.getincrementaldecoder("utf-8")()
+                .decode(data, final=not more)
+                .lstrip("\ufeff")
+            )
         except UnicodeDecodeError as problem:
-            return self.say(f"{path} is not UTF-8 text (byte {data[problem.start]:#04x} at offset "
-                            f"{problem.start}); skipped.")
+            return self.say(
+                f"{path} is not UTF-8 text (byte {data[problem.start]:#04x} at offset "
+                f"{problem.start}); skipped."
+            )
         if more or len(text) > self.max_chars:
-            self.say(f"{path} is larger than {self.max_chars:,} characters; only the first "
-                     f"{self.max_chars:,} were loaded. A memory file this big defeats its purpose.")
-            text = text[:self.max_chars]
+            self.say(
+                f"{path} is larger than {self.max_chars:,} characters; only the first "
+                f"{self.max_chars:,} were loaded. A memory file this big defeats its purpose."
+            )
+            text = text[: self.max_chars]
         return text
 
     def say(self, message: str) -> None:

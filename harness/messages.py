@@ -75,6 +75,7 @@ def is_plain_user(message: dict) -> bool:
 
 # ---- tool-pair safety -------------------------------------------------------------------
 
+
 def pair_problems(messages: list[dict]) -> list[str]:
     """Every way a message list breaks the API's tool-pair rule, in plain words ([] = valid).
 
@@ -94,10 +95,16 @@ def pair_problems(messages: list[dict]) -> list[str]:
                     f"message {i} answers tool_use {block['tool_use_id']}, which is not in message {i - 1}"
                 )
         wanted = {b["id"] for b in tool_uses(message)}
-        answered = {b["tool_use_id"] for b in tool_results(messages[i + 1])} if i + 1 < len(messages) else set()
+        answered = (
+            {b["tool_use_id"] for b in tool_results(messages[i + 1])}
+            if i + 1 < len(messages)
+            else set()
+        )
         for missing in sorted(wanted - answered):
             if i + 1 < len(messages):
-                problems.append(f"message {i} asks for tool_use {missing}, but message {i + 1} does not answer it")
+                problems.append(
+                    f"message {i} asks for tool_use {missing}, but message {i + 1} does not answer it"
+                )
     return problems
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-CLASS_WINDOW = 5000     # the classroom desk: full history overflows around lap 10 of the class task
+CLASS_WINDOW = 5000  # the classroom desk: full history overflows around lap 10 of the class task
 
 
 @dataclass
@@ -21,7 +21,7 @@ class Reply:
     """What a model sends back: content blocks, why it stopped, and the token usage."""
 
     content: list[dict]
-    stop_reason: str                     # "tool_use" or "end_turn"
+    stop_reason: str  # "tool_use" or "end_turn"
     usage: dict = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
 
     @property
@@ -34,9 +34,13 @@ class ContextOverflow(Exception):
 
     def __init__(self, sent: int | None, window: int | None, detail: str = ""):
         self.sent, self.window = sent, window
-        size = f"{sent:,} tokens were sent to a {window:,}-token window" if sent and window else detail
-        super().__init__(f"Context overflow: {size}. The desk is full and nothing made room: use a context strategy, "
-                         "or give the one in use more room (a bigger window, a lower threshold, a smaller tail).")
+        size = (
+            f"{sent:,} tokens were sent to a {window:,}-token window" if sent and window else detail
+        )
+        super().__init__(
+            f"Context overflow: {size}. The desk is full and nothing made room: use a context strategy, "
+            "or give the one in use more room (a bigger window, a lower threshold, a smaller tail)."
+        )
 
 
 class ModelError(Exception):
@@ -49,5 +53,6 @@ class Model(Protocol):
     name: str
     window: int
 
-    def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
-        ...
+    def reply(
+        self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024
+    ) -> Reply: ...

@@ -18,7 +18,7 @@ from harness.promote import _write_atomically, one_line
 from harness.tokens import Meter
 
 RECALL_HEADER = "Notes recalled for this request:"
-MAX_NOTE_CHARS = 20_000                         # a longer note is cut when read
+MAX_NOTE_CHARS = 20_000  # a longer note is cut when read
 
 
 @dataclass
@@ -75,11 +75,14 @@ def keywords(text: str) -> set[str]:
 
 def recalled_section(notes: Sequence[Note]) -> str:
     """Recalled notes as they are written into the system prompt."""
-    return "\n\n".join([RECALL_HEADER] + [f"## note: {n.path.name}\n{n.text.strip()}" for n in notes])
+    return "\n\n".join(
+        [RECALL_HEADER] + [f"## note: {n.path.name}\n{n.text.strip()}" for n in notes]
+    )
 
 
-def memory_costs(memory, folder: str | Path, request: str, k: int = 3,
-                 meter: Meter | None = None) -> dict:
+def memory_costs(
+    memory, folder: str | Path, request: str, k: int = 3, meter: Meter | None = None
+) -> dict:
     """Tokens per turn of always-loaded memory, of every note if all were loaded, and of the recalled few.
 
     Example: the class task's notes -> {"always loaded": 105, "all notes": 207, "recalled": 103, ...}
@@ -94,5 +97,7 @@ def memory_costs(memory, folder: str | Path, request: str, k: int = 3,
     }
 
 
-COMMON = set("this that with from have when what which will were they them then than into your only also "
-             "some there their these those been being does done each must should would could".split())
+COMMON = set(
+    "this that with from have when what which will were they them then than into your only also "
+    "some there their these those been being does done each must should would could".split()
+)

@@ -35,11 +35,11 @@ def standing_constraints(summary: str) -> list[str]:
     for line in (raw.strip() for raw in summary.splitlines()):
         heading, bullet = CONSTRAINTS_HEADING.match(line), BULLET.match(line)
         if heading:
-            inside, rule = True, heading.group(1)              # a rule may share the heading's line
+            inside, rule = True, heading.group(1)  # a rule may share the heading's line
         elif inside and bullet:
             rule = bullet.group(1)
         else:
-            inside = inside and not line                       # blank lines are skipped; other text ends it
+            inside = inside and not line  # blank lines are skipped; other text ends it
             continue
         if rule and not NOTHING.match(rule):
             found.append(rule)
@@ -68,7 +68,7 @@ def remember_into(memory_path: str | Path) -> Callable[[str], str]:
         try:
             added = append_to_memory(memory_path, [fact])
         except MemoryFileError as problem:
-            raise ToolError(str(problem)) from None            # the agent hears it as an error tool result
+            raise ToolError(str(problem)) from None  # the agent hears it as an error tool result
         return f"{'Saved to' if added else 'Already in'} {name}: {one_line(fact)}"
 
     return remember
@@ -122,10 +122,14 @@ def _read_for_update(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as problem:
-        raise MemoryFileError(f"{path} is not UTF-8 text (offset {problem.start}); "
-                              "nothing was written, and the file is untouched.") from None
+        raise MemoryFileError(
+            f"{path} is not UTF-8 text (offset {problem.start}); "
+            "nothing was written, and the file is untouched."
+        ) from None
     except OSError as problem:
-        raise MemoryFileError(f"{path} cannot be read ({_why(problem)}); nothing was written.") from None
+        raise MemoryFileError(
+            f"{path} cannot be read ({_why(problem)}); nothing was written."
+        ) from None
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -135,20 +139,28 @@ def _write_atomically(path: Path, text: str) -> None:
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
     except OSError as problem:
-        raise MemoryFileError(f"Cannot write beside {path} ({_why(problem)}); nothing was written.") from None
+        raise MemoryFileError(
+            f"Cannot write beside {path} ({_why(problem)}); nothing was written."
+        ) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
             file.flush()
             os.fsync(file.fileno())
-        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644   # keep the file's permissions
+        mode = (
+            stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
+        )  # keep the file's permissions
         os.chmod(temporary, mode)
         os.replace(temporary, path)
     except OSError as problem:
         Path(temporary).unlink(missing_ok=True)
-        raise MemoryFileError(f"Writing {path} failed ({_why(problem)}); the file is untouched.") from None
+        raise MemoryFileError(
+            f"Writing {path} failed ({_why(problem)}); the file is untouched."
+        ) from None
 
 
 def _why(problem: OSError) -> str:

@@ -60,14 +60,19 @@ keep every standing constraint, update what is done and pending, and stay under 
 SUMMARY_HEADER = "[Summary of earlier work, written by the model at lap {lap}]"
 
 
-def compaction_prompt(transcript: str, max_words: int = 220, focus: str = "",
-                      template: str = COMPACTION_TEMPLATE) -> str:
+def compaction_prompt(
+    transcript: str, max_words: int = 220, focus: str = "", template: str = COMPACTION_TEMPLATE
+) -> str:
     """Fill a compaction prompt. ``focus`` is what a person typed after ``/compact`` (may be empty)."""
     focus_line = f"Focus on {focus.strip()} first." if focus.strip() else ""
-    return template.format(transcript=transcript, max_words=max_words, focus=focus_line)  # unused keys are ignored
+    return template.format(
+        transcript=transcript, max_words=max_words, focus=focus_line
+    )  # unused keys are ignored
 
 
-def fold_prompt(summary: str, transcript: str, max_words: int = 180, template: str = FOLD_PROMPT) -> str:
+def fold_prompt(
+    summary: str, transcript: str, max_words: int = 180, template: str = FOLD_PROMPT
+) -> str:
     """Fill the running-summary fold prompt."""
     return template.format(summary=summary or "(empty)", transcript=transcript, max_words=max_words)
 
@@ -85,7 +90,9 @@ def render(messages: list[dict]) -> str:
             if kind == "text":
                 lines.append(f"{message['role']}: {block['text']}")
             elif kind == "tool_use":
-                lines.append(f"assistant -> {block['name']} {json.dumps(block['input'], sort_keys=True)}")
+                lines.append(
+                    f"assistant -> {block['name']} {json.dumps(block['input'], sort_keys=True)}"
+                )
             elif kind == "tool_result":
                 lines.append(f"tool result:\n{result_text(block)}")
     return "\n".join(lines)

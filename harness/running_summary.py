@@ -18,7 +18,9 @@ from harness.context import Assembly, PieceFailed, call_piece
 from harness.prompts import FOLD_PROMPT, fold_prompt, render
 
 
-def fold(summary: str, events: list[dict], write, max_words: int = 180, template: str = FOLD_PROMPT) -> str:
+def fold(
+    summary: str, events: list[dict], write, max_words: int = 180, template: str = FOLD_PROMPT
+) -> str:
     """The piece of lesson 04: the summary so far, with the newest events folded in. One model call.
 
     Example: fold("Goal: fix sign-in. Read: app/auth.py.", [a5, r5], write) -> "Goal: ... Read: ..., app/db.py."
@@ -26,7 +28,7 @@ def fold(summary: str, events: list[dict], write, max_words: int = 180, template
     return write(fold_prompt(summary, render(events), max_words, template=template))
 
 
-_reference_fold = fold      # RunningSummary's argument ``fold`` has the same name
+_reference_fold = fold  # RunningSummary's argument ``fold`` has the same name
 
 
 class RunningSummary(ThreeZoneCompaction):
@@ -39,12 +41,24 @@ class RunningSummary(ThreeZoneCompaction):
 
     name = "running summary"
 
-    def __init__(self, chunk_turns: int = 2, tail_turns: int = 1, max_words: int = 180,
-                 prompt: str = FOLD_PROMPT, max_failures: int = 3, fold=None):
+    def __init__(
+        self,
+        chunk_turns: int = 2,
+        tail_turns: int = 1,
+        max_words: int = 180,
+        prompt: str = FOLD_PROMPT,
+        max_failures: int = 3,
+        fold=None,
+    ):
         if chunk_turns < 1 or tail_turns < 0:
             raise ValueError("chunk_turns must be at least 1 and tail_turns at least 0.")
-        super().__init__(threshold=1.0, tail_turns=tail_turns, prompt=prompt, max_words=max_words,
-                         max_failures=max_failures)
+        super().__init__(
+            threshold=1.0,
+            tail_turns=tail_turns,
+            prompt=prompt,
+            max_words=max_words,
+            max_failures=max_failures,
+        )
         self.chunk_turns = chunk_turns
         self.fold = fold or partial(_reference_fold, max_words=max_words, template=prompt)
 
@@ -70,15 +84,21 @@ class RunningSummary(ThreeZoneCompaction):
         cut = tail_start(history, s.upto, self.tail_turns)
         if cut <= s.upto:
             messages, zones = self.current(history)
-            event = "" if s.warned_stuck else "cannot fold: the pinned head and the newest turns alone are too big"
+            event = (
+                ""
+                if s.warned_stuck
+                else "cannot fold: the pinned head and the newest turns alone are too big"
+            )
             s.warned_stuck = True
             return Assembly(messages, zones, "stuck" if event else "none", event, summary=s.text)
 
         def fold_in(summary, events, write):
             text = call_piece(self.fold, summary, events, write)
             if not isinstance(text, str):
-                raise PieceFailed(f"{getattr(self.fold, '__name__', 'fold')} must return the new summary as "
-                                  f"text, not {type(text).__name__}.")
+                raise PieceFailed(
+                    f"{getattr(self.fold, '__name__', 'fold')} must return the new summary as "
+                    f"text, not {type(text).__name__}."
+                )
             return text.strip()
 
         return self._summarize(history, cut, fold_in, lap, model, "fold", "folded")

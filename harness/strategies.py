@@ -18,8 +18,17 @@ from harness.context import FullHistory, SlidingWindow, Strategy
 from harness.model import CLASS_WINDOW
 from harness.running_summary import RunningSummary
 
-STRATEGIES: dict[str, type[Strategy]] = {cls.name: cls for cls in (
-    FullHistory, SlidingWindow, ThreeZoneCompaction, RunningSummary, ClearToolResults, ClearThenCompact)}
+STRATEGIES: dict[str, type[Strategy]] = {
+    cls.name: cls
+    for cls in (
+        FullHistory,
+        SlidingWindow,
+        ThreeZoneCompaction,
+        RunningSummary,
+        ClearToolResults,
+        ClearThenCompact,
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -35,7 +44,9 @@ class DeskSettings:
     def make_strategy(self) -> Strategy:
         """A fresh strategy for these settings (the loop needs a fresh one per run)."""
         if self.strategy not in STRATEGIES:
-            raise ValueError(f"Unknown strategy {self.strategy!r}: choose one of {', '.join(STRATEGIES)}.")
+            raise ValueError(
+                f"Unknown strategy {self.strategy!r}: choose one of {', '.join(STRATEGIES)}."
+            )
         return STRATEGIES[self.strategy].from_settings(self)
 
 

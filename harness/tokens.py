@@ -24,7 +24,7 @@ from pathlib import Path
 
 from harness.messages import text_of
 
-PER_MESSAGE_OVERHEAD = 4          # role markers and separators, roughly
+PER_MESSAGE_OVERHEAD = 4  # role markers and separators, roughly
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 
 
@@ -54,8 +54,13 @@ def cl100k():
         name="cl100k_base",
         pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501 (the tokenizer's own pattern)
         mergeable_ranks=ranks,
-        special_tokens={"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
-                        "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276},
+        special_tokens={
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
     )
 
 
@@ -90,12 +95,14 @@ class Meter:
 
     def __init__(self, counter: str = "tiktoken"):
         if counter not in COUNTERS:
-            raise ValueError(f"Unknown token counter {counter!r}: choose one of {sorted(COUNTERS)}.")
+            raise ValueError(
+                f"Unknown token counter {counter!r}: choose one of {sorted(COUNTERS)}."
+            )
         self.name = counter
         self.count_text = COUNTERS[counter]
-        self._cache: dict[int, tuple[dict, int]] = {}   # id(message) -> (message, tokens)
+        self._cache: dict[int, tuple[dict, int]] = {}  # id(message) -> (message, tokens)
         self._text_cache: dict[str, int] = {}
-        self.tokenized = 0                                 # how many times we really counted
+        self.tokenized = 0  # how many times we really counted
 
     def count(self, message: dict) -> int:
         """Tokens of one message, counted once and then remembered."""
@@ -104,7 +111,7 @@ class Meter:
             return hit[1]
         self.tokenized += 1
         n = self.count_text(text_of(message)) + PER_MESSAGE_OVERHEAD
-        self._cache[id(message)] = (message, n)   # keep a reference so the id is not reused
+        self._cache[id(message)] = (message, n)  # keep a reference so the id is not reused
         return n
 
     def text(self, text: str) -> int:

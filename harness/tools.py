@@ -20,10 +20,10 @@ from typing import Callable
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WORKSPACE = REPO_ROOT / "workspaces" / "ledgerly"
 DATABASE_TARGETS = ("staging", "production")
-DEFAULT_TARGET = "production"    # what an agent aims at when nothing on its desk says otherwise
-MAX_RESULT_CHARS = 6000          # a tool result longer than this is cut, with a visible note
-MAX_FILE_BYTES = 2_000_000       # larger files are refused instead of read
-MAX_ARGUMENT_CHARS = 20_000      # a longer string argument is refused, not searched or recorded
+DEFAULT_TARGET = "production"  # what an agent aims at when nothing on its desk says otherwise
+MAX_RESULT_CHARS = 6000  # a tool result longer than this is cut, with a visible note
+MAX_FILE_BYTES = 2_000_000  # larger files are refused instead of read
+MAX_ARGUMENT_CHARS = 20_000  # a longer string argument is refused, not searched or recorded
 JSON_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool, "integer": int}
 
 
@@ -32,20 +32,59 @@ class ToolError(Exception):
 
 
 TOOL_SCHEMAS = [
-    {"name": "list_files", "description": "List the files under a folder of the workspace (default: all).",
-     "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
-    {"name": "read_file", "description": "Read a file of the workspace, with line numbers; for part of a long file, "
-     "offset (its first line) and limit (how many lines).", "input_schema": {"type": "object", "properties": {
-         "path": {"type": "string"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}},
-         "required": ["path"]}},
-    {"name": "search", "description": "Find the lines of the workspace that contain a text (case-insensitive).",
-     "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
-    {"name": "run_sql", "description": "Run one SQL statement on a named database target.",
-     "input_schema": {"type": "object", "properties": {
-         "target": {"type": "string", "enum": list(DATABASE_TARGETS), "default": DEFAULT_TARGET},
-         "statement": {"type": "string"}}, "required": ["target", "statement"]}},
-    {"name": "remember", "description": "Save a durable fact about the project to memory (CLAUDE.md).",
-     "input_schema": {"type": "object", "properties": {"fact": {"type": "string"}}, "required": ["fact"]}},
+    {
+        "name": "list_files",
+        "description": "List the files under a folder of the workspace (default: all).",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+    {
+        "name": "read_file",
+        "description": "Read a file of the workspace, with line numbers; for part of a long file, "
+        "offset (its first line) and limit (how many lines).",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "offset": {"type": "integer"},
+                "limit": {"type": "integer"},
+            },
+            "required": ["path"],
+        },
+    },
+    {
+        "name": "search",
+        "description": "Find the lines of the workspace that contain a text (case-insensitive).",
+        "input_schema": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    },
+    {
+        "name": "run_sql",
+        "description": "Run one SQL statement on a named database target.",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "target": {
+                    "type": "string",
+                    "enum": list(DATABASE_TARGETS),
+                    "default": DEFAULT_TARGET,
+                },
+                "statement": {"type": "string"},
+            },
+            "required": ["target", "statement"],
+        },
+    },
+    {
+        "name": "remember",
+        "description": "Save a durable fact about the project to memory (CLAUDE.md).",
+        "input_schema": {
+            "type": "object",
+            "properties": {"fact": {"type": "string"}},
+            "required": ["fact"],
+        },
+    },
 ]
 
 
@@ -56,21 +95,33 @@ class Toolbox:
     "input": {"path": "../etc/passwd"}}) -> an error result: "... is outside the workspace".
     """
 
-    def __init__(self, root: Path | str = WORKSPACE, remember: Callable[[str], str] | None = None,
-                 targets: tuple[str, ...] = DATABASE_TARGETS, default_target: str | None = None):
+    def __init__(
+        self,
+        root: Path | str = WORKSPACE,
+        remember: Callable[[str], str] | None = None,
+        targets: tuple[str, ...] = DATABASE_TARGETS,
+        default_target: str | None = None,
+    ):
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise ValueError(f"The workspace folder {self.root} does not exist.")
         self.targets = tuple(targets)
-        default_target = default_target or (DEFAULT_TARGET if DEFAULT_TARGET in self.targets else self.targets[-1])
+        default_target = default_target or (
+            DEFAULT_TARGET if DEFAULT_TARGET in self.targets else self.targets[-1]
+        )
         if not self.targets or default_target not in self.targets:
-            raise ValueError(f"The default target {default_target!r} must be one of the targets {self.targets}.")
+            raise ValueError(
+                f"The default target {default_target!r} must be one of the targets {self.targets}."
+            )
         self.default_target = default_target
-        self.schemas = TOOL_SCHEMAS if self.targets == DATABASE_TARGETS and default_target == DEFAULT_TARGET \
+        self.schemas = (
+            TOOL_SCHEMAS
+            if self.targets == DATABASE_TARGETS and default_target == DEFAULT_TARGET
             else _with_targets(self.targets, default_target)
+        )
         self.on_remember = remember
-        self.reads: list[str] = []           # every file read, in order (re-reads included)
-        self.sql_log: list[dict] = []         # every run_sql call, never executed
+        self.reads: list[str] = []  # every file read, in order (re-reads included)
+        self.sql_log: list[dict] = []  # every run_sql call, never executed
         self.remembered: list[str] = []
 
     def run(self, call: dict) -> dict:
@@ -78,7 +129,9 @@ class Toolbox:
         an input that is not an object, a missing, extra or wrongly typed argument, a NUL byte, a huge
         string -- comes back as an ``is_error`` result saying what was wrong. Nothing raises out of here."""
         tool_use_id = call.get("id") if isinstance(call, dict) else None
-        tool_use_id = tool_use_id if isinstance(tool_use_id, str) and tool_use_id else "toolu_missing_id"
+        tool_use_id = (
+            tool_use_id if isinstance(tool_use_id, str) and tool_use_id else "toolu_missing_id"
+        )
         name = call.get("name") if isinstance(call, dict) else None
         try:
             schema = self._schema_for(name)
@@ -87,14 +140,18 @@ class Toolbox:
             return _result(tool_use_id, _cap(text))
         except ToolError as problem:
             return _result(tool_use_id, f"Error: {problem}", error=True)
-        except TypeError as problem:   # an argument the schema allows but the tool's signature does not
+        except (
+            TypeError
+        ) as problem:  # an argument the schema allows but the tool's signature does not
             return _result(tool_use_id, f"Error: bad arguments for {name}: {problem}", error=True)
 
     def _schema_for(self, name) -> dict:
         """The schema of a tool on offer, or a ToolError naming the tools there are."""
         offered = {schema["name"]: schema for schema in self.schemas}
         if not isinstance(name, str) or name not in offered or not hasattr(self, f"_tool_{name}"):
-            raise ToolError(f"There is no tool called {repr(name)[:80]}; the tools are {', '.join(offered)}.")
+            raise ToolError(
+                f"There is no tool called {repr(name)[:80]}; the tools are {', '.join(offered)}."
+            )
         return offered[name]
 
     # ---- the tools --------------------------------------------------------------------
@@ -106,9 +163,13 @@ class Toolbox:
         files = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, self.root))
         return "\n".join(str(p.relative_to(self.root)) for p in files) or "(no files)"
 
-    def _tool_read_file(self, path: str, offset: int | None = None, limit: int | None = None) -> str:
+    def _tool_read_file(
+        self, path: str, offset: int | None = None, limit: int | None = None
+    ) -> str:
         file = self.resolve(path)
-        if file.is_dir():       # a folder where a file was expected: say what is in it instead of failing
+        if (
+            file.is_dir()
+        ):  # a folder where a file was expected: say what is in it instead of failing
             return f"{path!r} is a folder, not a file. Its files:\n" + self._tool_list_files(path)
         if not file.is_file():
             raise ToolError(f"There is no file {path!r} in the workspace.")
@@ -118,27 +179,42 @@ class Toolbox:
         if b"\x00" in data[:8192]:
             raise ToolError(f"{path!r} is a binary file; only text files can be read.")
         lines = data.decode("utf-8", errors="replace").splitlines()
-        first, count = 1 if offset is None else offset, max(len(lines), 1) if limit is None else limit
+        first, count = (
+            1 if offset is None else offset,
+            max(len(lines), 1) if limit is None else limit,
+        )
         if first < 1 or count < 1 or (lines and first > len(lines)):
-            raise ToolError(f"{path!r} has {len(lines)} lines; offset counts from line 1 and limit is at least 1.")
+            raise ToolError(
+                f"{path!r} has {len(lines)} lines; offset counts from line 1 and limit is at least 1."
+            )
         shown, size, last = [], 0, first - 1
-        for last in range(first, min(first + count - 1, len(lines)) + 1):   # whole lines, as many as fit
-            shown.append(f"{last:>4}  {lines[last - 1]}"[:MAX_RESULT_CHARS - 100])
+        for last in range(
+            first, min(first + count - 1, len(lines)) + 1
+        ):  # whole lines, as many as fit
+            shown.append(f"{last:>4}  {lines[last - 1]}"[: MAX_RESULT_CHARS - 100])
             size += len(shown[-1]) + 1
             if size > MAX_RESULT_CHARS - 100 and len(shown) > 1:
                 shown, last = shown[:-1], last - 1
                 break
         name, whole = str(file.relative_to(self.root)), first == 1 and last >= len(lines)
-        self.reads.append(name if whole else f"{name}:{first}-{last}")   # a part is named by its lines
+        self.reads.append(
+            name if whole else f"{name}:{first}-{last}"
+        )  # a part is named by its lines
         more = f"; to read on: offset={last + 1}" if last < len(lines) else ""
-        return "\n".join(shown + ([] if whole else [f"[lines {first}-{last} of {len(lines)} shown{more}]"])) \
+        return (
+            "\n".join(
+                shown + ([] if whole else [f"[lines {first}-{last} of {len(lines)} shown{more}]"])
+            )
             or f"{name} is empty (0 lines)."
+        )
 
     def _tool_search(self, text: str) -> str:
         if not isinstance(text, str) or not text.strip():
             raise ToolError("search needs some text to look for.")
         hits = []
-        for file in sorted(p for p in self.root.rglob("*") if p.is_file() and not _hidden(p, self.root)):
+        for file in sorted(
+            p for p in self.root.rglob("*") if p.is_file() and not _hidden(p, self.root)
+        ):
             try:
                 lines = file.read_text(encoding="utf-8").splitlines()
             except (UnicodeDecodeError, OSError):
@@ -150,7 +226,9 @@ class Toolbox:
 
     def _tool_run_sql(self, target: str, statement: str) -> str:
         if not isinstance(target, str) or target not in self.targets:
-            raise ToolError(f"Unknown database target {str(target)[:80]!r}: choose one of {', '.join(self.targets)}.")
+            raise ToolError(
+                f"Unknown database target {str(target)[:80]!r}: choose one of {', '.join(self.targets)}."
+            )
         if not isinstance(statement, str) or not statement.strip():
             raise ToolError("run_sql needs a statement: one SQL statement, as text.")
         flagged = target == self.default_target
@@ -174,10 +252,14 @@ class Toolbox:
             raise ToolError("A path is needed.")
         if len(path) > 1024:
             raise ToolError("That path is too long.")
-        if "\x00" in path:   # the operating system refuses it (Python raises ValueError): say so plainly
+        if (
+            "\x00" in path
+        ):  # the operating system refuses it (Python raises ValueError): say so plainly
             raise ToolError(f"{path!r} holds a NUL byte; a path is plain text like 'app/auth.py'.")
         if Path(path).is_absolute():
-            raise ToolError(f"{path!r} is an absolute path; use a path inside the workspace, like 'app/auth.py'.")
+            raise ToolError(
+                f"{path!r} is an absolute path; use a path inside the workspace, like 'app/auth.py'."
+            )
         try:
             real = (self.root / path).resolve()
         except (OSError, RuntimeError, ValueError) as problem:
@@ -189,6 +271,7 @@ class Toolbox:
 
 # ---- helpers ------------------------------------------------------------------------------
 
+
 def _checked_arguments(name: str, schema: dict, given) -> dict:
     """The arguments of a call, checked against the tool's ``input_schema``; a ToolError says what is wrong.
 
@@ -199,35 +282,52 @@ def _checked_arguments(name: str, schema: dict, given) -> dict:
     """
     given = {} if given is None else given
     if not isinstance(given, dict):
-        raise ToolError(f"bad arguments for {name}: the input must be an object of named fields, "
-                        f"not {type(given).__name__}.")
+        raise ToolError(
+            f"bad arguments for {name}: the input must be an object of named fields, "
+            f"not {type(given).__name__}."
+        )
     shape = schema.get("input_schema")
     if shape is None:
         return given
     fields, required = shape.get("properties", {}), shape.get("required", [])
     unknown = [key for key in given if key not in fields]
     if unknown:
-        raise ToolError(f"bad arguments for {name}: unknown field {str(unknown[0])[:80]!r}; "
-                        f"it takes {', '.join(fields) or 'no fields'}.")
-    missing = [key for key in required if key not in given]     # required wins over a default: never guess
+        raise ToolError(
+            f"bad arguments for {name}: unknown field {str(unknown[0])[:80]!r}; "
+            f"it takes {', '.join(fields) or 'no fields'}."
+        )
+    missing = [
+        key for key in required if key not in given
+    ]  # required wins over a default: never guess
     if missing:
         raise ToolError(f"bad arguments for {name}: {missing[0]!r} is required.")
-    arguments = {key: spec["default"] for key, spec in fields.items()
-                 if "default" in spec and key not in given and key not in required}
+    arguments = {
+        key: spec["default"]
+        for key, spec in fields.items()
+        if "default" in spec and key not in given and key not in required
+    }
     for key, value in given.items():
         spec = fields[key]
         wanted = JSON_TYPES.get(spec.get("type"))
-        if wanted and (not isinstance(value, wanted) or (wanted is int and isinstance(value, bool))):
-            raise ToolError(f"bad arguments for {name}: {key!r} must be {'an' if spec['type'] == 'integer' else 'a'} "
-                            f"{spec['type']}, not {type(value).__name__}.")
+        if wanted and (
+            not isinstance(value, wanted) or (wanted is int and isinstance(value, bool))
+        ):
+            raise ToolError(
+                f"bad arguments for {name}: {key!r} must be {'an' if spec['type'] == 'integer' else 'a'} "
+                f"{spec['type']}, not {type(value).__name__}."
+            )
         if isinstance(value, str) and "\x00" in value:
             raise ToolError(f"bad arguments for {name}: {key!r} holds a NUL byte.")
         if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
-            raise ToolError(f"bad arguments for {name}: {key!r} is {len(value):,} characters long "
-                            f"(at most {MAX_ARGUMENT_CHARS:,}).")
+            raise ToolError(
+                f"bad arguments for {name}: {key!r} is {len(value):,} characters long "
+                f"(at most {MAX_ARGUMENT_CHARS:,})."
+            )
         if "enum" in spec and value not in spec["enum"]:
-            raise ToolError(f"bad arguments for {name}: {key!r} must be one of {', '.join(map(str, spec['enum']))}, "
-                            f"not {str(value)[:80]!r}.")
+            raise ToolError(
+                f"bad arguments for {name}: {key!r} must be one of {', '.join(map(str, spec['enum']))}, "
+                f"not {str(value)[:80]!r}."
+            )
         arguments[key] = value
     return arguments
 
@@ -252,8 +352,10 @@ def _cap(text: str) -> str:
     """Cut an oversized result, saying so where the model will see it."""
     if len(text) <= MAX_RESULT_CHARS:
         return text
-    return (f"{text[:MAX_RESULT_CHARS]}\n[... output cut at {MAX_RESULT_CHARS:,} of {len(text):,} characters "
-            f"({text.count(chr(10)) + 1} lines) ...]")
+    return (
+        f"{text[:MAX_RESULT_CHARS]}\n[... output cut at {MAX_RESULT_CHARS:,} of {len(text):,} characters "
+        f"({text.count(chr(10)) + 1} lines) ...]"
+    )
 
 
 def _hidden(path: Path, root: Path) -> bool:

@@ -33,11 +33,17 @@ HTML = SLIDES / "html"
 VENDOR = HTML / "vendor"
 HANDOUTS = HTML / "handouts"
 FIGURES = SLIDES / "figures"
-TEMPLATE = SLIDES / "template" / "context_desk.html.j2"   # extends nbconvert's reveal template
+TEMPLATE = SLIDES / "template" / "context_desk.html.j2"  # extends nbconvert's reveal template
 NODE_MODULES = SLIDES / "node_modules"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 # What a deck loads, as (file in node_modules, where it goes under html/vendor/). Folders are copied whole.
 VENDORED = [
@@ -51,7 +57,7 @@ VENDORED = [
     ("jquery/dist/jquery.min.js", "jquery/jquery.min.js"),
     ("jquery/LICENSE.txt", "jquery/LICENSE.txt"),
 ]
-URLS = {   # relative to the HTML file, so the folder can be copied to a USB stick and still work
+URLS = {  # relative to the HTML file, so the folder can be copied to a USB stick and still work
     "reveal_url_prefix": "vendor/reveal.js",
     "require_js_url": "vendor/requirejs/require.js",
     "jquery_url": "vendor/jquery/jquery.min.js",
@@ -69,15 +75,23 @@ def decks() -> list[Path]:
 
 # ---- 1. the local copies of reveal.js, require.js and jQuery -------------------------------------------
 
+
 def ensure_node_modules(quiet: bool = False) -> None:
     """Install the pinned packages into slides/node_modules with npm, unless they are already there."""
     if all((NODE_MODULES / source).exists() for source, _ in VENDORED):
         return
     npm = shutil.which("npm")
     if npm is None:
-        raise BuildError("npm is needed once to fetch reveal.js, require.js and jQuery into slides/node_modules "
-                         "(install Node.js, e.g. `sudo apt-get install npm`), then run `make slides` again.")
-    command = [npm, "ci" if (SLIDES / "package-lock.json").exists() else "install", "--no-audit", "--no-fund"]
+        raise BuildError(
+            "npm is needed once to fetch reveal.js, require.js and jQuery into slides/node_modules "
+            "(install Node.js, e.g. `sudo apt-get install npm`), then run `make slides` again."
+        )
+    command = [
+        npm,
+        "ci" if (SLIDES / "package-lock.json").exists() else "install",
+        "--no-audit",
+        "--no-fund",
+    ]
     if not quiet:
         print(f"installing the slide players with `{' '.join(command[1:])}` in {SLIDES} ...")
     done = subprocess.run(command, cwd=SLIDES, capture_output=True, text=True)
@@ -85,8 +99,10 @@ def ensure_node_modules(quiet: bool = False) -> None:
         raise BuildError(f"`npm {command[1]}` failed in {SLIDES}:\n{done.stderr.strip()[-2000:]}")
     missing = [source for source, _ in VENDORED if not (NODE_MODULES / source).exists()]
     if missing:
-        raise BuildError(f"npm ran, but these files are still missing from {NODE_MODULES}: {', '.join(missing)}. "
-                         "Is reveal.js pinned to 4.0.2 in slides/package.json?")
+        raise BuildError(
+            f"npm ran, but these files are still missing from {NODE_MODULES}: {', '.join(missing)}. "
+            "Is reveal.js pinned to 4.0.2 in slides/package.json?"
+        )
 
 
 def copy_vendor() -> None:
@@ -109,13 +125,21 @@ def copy_figures() -> None:
 
 # ---- 2. the HTML decks -----------------------------------------------------------------------------------
 
+
 def exporter():
     """nbconvert's SlidesExporter, pointed at the local copies and at our template."""
     from nbconvert import SlidesExporter
 
-    slides = SlidesExporter(template_file=str(TEMPLATE), reveal_theme="white", reveal_transition="fade",
-                            reveal_number="c/t", reveal_scroll=False, reveal_width="1280", reveal_height="720",   # 16:9
-                            **URLS)
+    slides = SlidesExporter(
+        template_file=str(TEMPLATE),
+        reveal_theme="white",
+        reveal_transition="fade",
+        reveal_number="c/t",
+        reveal_scroll=False,
+        reveal_width="1280",
+        reveal_height="720",  # 16:9
+        **URLS,
+    )
     slides.exclude_input_prompt = True
     return slides
 
@@ -125,7 +149,9 @@ def export_html(deck: Path, slides=None) -> Path:
     import nbformat
 
     notebook = nbformat.read(deck, as_version=4)
-    body, _ = (slides or exporter()).from_notebook_node(notebook, resources={"metadata": {"name": deck.stem}})
+    body, _ = (slides or exporter()).from_notebook_node(
+        notebook, resources={"metadata": {"name": deck.stem}}
+    )
     offline_check(body, deck)
     target = HTML / f"{deck.stem}.slides.html"
     target.write_text(body, encoding="utf-8")
@@ -134,11 +160,21 @@ def export_html(deck: Path, slides=None) -> Path:
 
 def offline_check(body: str, deck: Path) -> None:
     """Refuse to write a deck that still points at the network (a template change could bring a CDN back)."""
-    for needle in ("src=\"http", "href=\"http", "url(http", "import(\"http", "from 'http", "\"https://", "'https://"):
+    for needle in (
+        'src="http',
+        'href="http',
+        "url(http",
+        'import("http',
+        "from 'http",
+        '"https://',
+        "'https://",
+    ):
         if needle in body:
             start = body.index(needle)
-            raise BuildError(f"{deck.name}: the exported HTML still loads from the network near "
-                             f"{body[max(0, start - 80):start + 120]!r}")
+            raise BuildError(
+                f"{deck.name}: the exported HTML still loads from the network near "
+                f"{body[max(0, start - 80) : start + 120]!r}"
+            )
 
 
 def write_index(pages: list[Path]) -> Path:
@@ -148,20 +184,28 @@ def write_index(pages: list[Path]) -> Path:
         name = page.name.removesuffix(".slides.html")
         pdf = HANDOUTS / f"{name}.pdf"
         handout = f' · <a href="handouts/{pdf.name}">PDF handout</a>' if pdf.exists() else ""
-        rows.append(f'<li><a href="{page.name}">{html.escape(name.replace("_", " "))}</a>{handout}</li>')
+        rows.append(
+            f'<li><a href="{page.name}">{html.escape(name.replace("_", " "))}</a>{handout}</li>'
+        )
     index = HTML / "index.html"
-    index.write_text("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Context Desk slides"
-                     "</title></head>\n<body style=\"font: 28px sans-serif; margin: 2em\">\n<h1>Context Desk: the decks"
-                     "</h1>\n<ol>\n" + "\n".join(rows) + "\n</ol>\n</body></html>\n", encoding="utf-8")
+    index.write_text(
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Context Desk slides'
+        '</title></head>\n<body style="font: 28px sans-serif; margin: 2em">\n<h1>Context Desk: the decks'
+        "</h1>\n<ol>\n" + "\n".join(rows) + "\n</ol>\n</body></html>\n",
+        encoding="utf-8",
+    )
     return index
 
 
 # ---- 3. the PDF handouts ------------------------------------------------------------------------------------
 
+
 def print_handouts(pages: list[Path], quiet: bool = False) -> list[Path]:
     """Print each HTML deck to ``slides/html/handouts/<deck>.pdf`` with Chromium, offline. [] if no Chromium."""
     if not CHROMIUM.exists():
-        print(f"PDF handouts skipped: no {CHROMIUM} (install it with `sudo apt-get install chromium`).")
+        print(
+            f"PDF handouts skipped: no {CHROMIUM} (install it with `sudo apt-get install chromium`)."
+        )
         return []
     from playwright.sync_api import sync_playwright
 
@@ -171,12 +215,20 @@ def print_handouts(pages: list[Path], quiet: bool = False) -> list[Path]:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 960})
-            page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                       else route.abort())                      # a handout never waits on the network
+            page.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith("file://") else route.abort()
+                ),
+            )  # a handout never waits on the network
             for deck_page in pages:
                 page.goto(deck_page.as_uri() + "?print-pdf")
-                page.wait_for_selector("body[data-deck-ready='yes']", state="attached", timeout=20_000)
-                page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=20_000)
+                page.wait_for_selector(
+                    "body[data-deck-ready='yes']", state="attached", timeout=20_000
+                )
+                page.wait_for_function(
+                    "Array.from(document.images).every(i => i.complete)", timeout=20_000
+                )
                 target = HANDOUTS / deck_page.name.replace(".slides.html", ".pdf")
                 page.pdf(path=str(target), prefer_css_page_size=True, print_background=True)
                 written.append(target)
@@ -188,6 +240,7 @@ def print_handouts(pages: list[Path], quiet: bool = False) -> list[Path]:
 
 
 # ---- all of it ------------------------------------------------------------------------------------------------
+
 
 def build(pdf: bool = True, quiet: bool = False) -> list[Path]:
     """Build every deck: vendor files, figures, HTML, index, and (if ``pdf``) the handouts. Returns the HTML paths."""
@@ -206,13 +259,17 @@ def build(pdf: bool = True, quiet: bool = False) -> list[Path]:
         print_handouts(pages, quiet)
     write_index(pages)
     if not quiet:
-        print(f"done in {time.perf_counter() - started:.1f} s: open {(HTML / 'index.html').relative_to(SLIDES.parent)}"
-              " in a browser (no network needed)")
+        print(
+            f"done in {time.perf_counter() - started:.1f} s: open {(HTML / 'index.html').relative_to(SLIDES.parent)}"
+            " in a browser (no network needed)"
+        )
     return pages
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Export the slide decks to offline HTML and PDF handouts.")
+    parser = argparse.ArgumentParser(
+        description="Export the slide decks to offline HTML and PDF handouts."
+    )
     parser.add_argument("--no-pdf", action="store_true", help="skip the PDF handouts")
     args = parser.parse_args(argv)
     try:

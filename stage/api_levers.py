@@ -49,13 +49,13 @@ from stage.lever_model import LeverModel
 from stage.server_compaction import BackgroundCompaction, OnDemandCompaction
 from stage.switch import pick_model
 
-CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27"   # clearing edits and the memory tool
-COMPACTION_BETA = "compact-2026-01-12"                       # the compact_20260112 edit (threshold)
-ON_DEMAND_BETA = "compact-2026-09-04"                        # the compaction parameter (on demand, background)
-API_MIN_TRIGGER = 50_000                                     # the smallest threshold trigger the API accepts
+CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27"  # clearing edits and the memory tool
+COMPACTION_BETA = "compact-2026-01-12"  # the compact_20260112 edit (threshold)
+ON_DEMAND_BETA = "compact-2026-09-04"  # the compaction parameter (on demand, background)
+API_MIN_TRIGGER = 50_000  # the smallest threshold trigger the API accepts
 MEMORY_TOOL = {"type": "memory_20250818", "name": "memory"}
 MEMORY_FOLDER = Path(tempfile.gettempdir()) / "context-desk-memory"
-FEATURES = {     # what a lever may need -> where the Models API's capabilities say whether the model has it
+FEATURES = {  # what a lever may need -> where the Models API's capabilities say whether the model has it
     "clear_tool_uses_20250919": ("context_management", "clear_tool_uses_20250919"),
     "clear_thinking_20251015": ("context_management", "clear_thinking_20251015"),
     "compact_20260112": ("context_management", "compact_20260112"),
@@ -73,15 +73,17 @@ class Lever:
     """
 
     name: str
-    what: str                                   # one plain sentence, for tables and skip lines
-    instead: str                                # the hand-built strategy that shows the same idea offline
+    what: str  # one plain sentence, for tables and skip lines
+    instead: str  # the hand-built strategy that shows the same idea offline
     betas: list[str]
-    edits: list[dict] = field(default_factory=list)     # context_management.edits
-    extras: dict = field(default_factory=dict)          # other request fields, e.g. thinking
-    needs: tuple[str, ...] = ()                         # keys of FEATURES
+    edits: list[dict] = field(default_factory=list)  # context_management.edits
+    extras: dict = field(default_factory=dict)  # other request fields, e.g. thinking
+    needs: tuple[str, ...] = ()  # keys of FEATURES
     adds_memory_tool: bool = False
-    tail_turns: int = 0                                 # threshold with a pause: turns put back after the block
-    make_context: Callable[[], Strategy] | None = None  # on demand / background: the strategy that asks
+    tail_turns: int = 0  # threshold with a pause: turns put back after the block
+    make_context: Callable[[], Strategy] | None = (
+        None  # on demand / background: the strategy that asks
+    )
 
     def available(self) -> bool:
         return bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())
@@ -89,8 +91,10 @@ class Lever:
     def explain(self) -> str:
         if self.available():
             return f"{self.name}: {self.what.rstrip('.')} (beta {', '.join(self.betas)})."
-        return (f"{self.name}: {self.what} It is a feature of the Claude API, so it needs ANTHROPIC_API_KEY; "
-                f"offline, {self.instead} shows the same idea.")
+        return (
+            f"{self.name}: {self.what} It is a feature of the Claude API, so it needs ANTHROPIC_API_KEY; "
+            f"offline, {self.instead} shows the same idea."
+        )
 
     def skip_reason(self, model: str | None = None, **where) -> str | None:
         """None if the lever can run here; else one line saying why not (no key, or the model lacks a feature).
@@ -127,15 +131,26 @@ class Lever:
 
 # ---- the levers --------------------------------------------------------------------------------
 
-def clear_old_tool_results(trigger_tokens: int = 30_000, keep: int = 3, clear_at_least: int | None = None) -> Lever:
+
+def clear_old_tool_results(
+    trigger_tokens: int = 30_000, keep: int = 3, clear_at_least: int | None = None
+) -> Lever:
     """Past ``trigger_tokens`` of input, the server clears all but the newest ``keep`` tool results."""
-    edit = {"type": "clear_tool_uses_20250919",
-            "trigger": {"type": "input_tokens", "value": trigger_tokens},
-            "keep": {"type": "tool_uses", "value": keep}}
-    if clear_at_least:   # clear little and often and the prompt cache is rebuilt every time
+    edit = {
+        "type": "clear_tool_uses_20250919",
+        "trigger": {"type": "input_tokens", "value": trigger_tokens},
+        "keep": {"type": "tool_uses", "value": keep},
+    }
+    if clear_at_least:  # clear little and often and the prompt cache is rebuilt every time
         edit["clear_at_least"] = {"type": "input_tokens", "value": clear_at_least}
-    return Lever("API: clear old tool results", "The server swaps old tool results for a placeholder.",
-                 "ClearToolResults", [CONTEXT_MANAGEMENT_BETA], [edit], needs=("clear_tool_uses_20250919",))
+    return Lever(
+        "API: clear old tool results",
+        "The server swaps old tool results for a placeholder.",
+        "ClearToolResults",
+        [CONTEXT_MANAGEMENT_BETA],
+        [edit],
+        needs=("clear_tool_uses_20250919",),
+    )
 
 
 def clear_thinking(keep_turns: int | None = 1) -> Lever:
@@ -143,52 +158,91 @@ def clear_thinking(keep_turns: int | None = 1) -> Lever:
     if keep_turns is not None and keep_turns < 1:
         raise ValueError(f"keep_turns must be at least 1 (or None for all), not {keep_turns}.")
     keep = "all" if keep_turns is None else {"type": "thinking_turns", "value": keep_turns}
-    return Lever("API: clear old thinking", "The server drops the thinking blocks of older turns.",
-                 "ClearToolResults (the same trim, on tool results)", [CONTEXT_MANAGEMENT_BETA],
-                 [{"type": "clear_thinking_20251015", "keep": keep}], {"thinking": {"type": "adaptive"}},
-                 needs=("clear_thinking_20251015", "adaptive thinking"))
+    return Lever(
+        "API: clear old thinking",
+        "The server drops the thinking blocks of older turns.",
+        "ClearToolResults (the same trim, on tool results)",
+        [CONTEXT_MANAGEMENT_BETA],
+        [{"type": "clear_thinking_20251015", "keep": keep}],
+        {"thinking": {"type": "adaptive"}},
+        needs=("clear_thinking_20251015", "adaptive thinking"),
+    )
 
 
-def server_compaction(trigger_tokens: int = 150_000, instructions: str | None = None, pause: bool = False,
-                      tail_turns: int = 0) -> Lever:
+def server_compaction(
+    trigger_tokens: int = 150_000,
+    instructions: str | None = None,
+    pause: bool = False,
+    tail_turns: int = 0,
+) -> Lever:
     """Compaction at a threshold: past ``trigger_tokens`` (the API wants at least 50,000) the server summarizes.
 
     ``instructions`` replace the server's summary prompt. ``pause`` stops after the summary; the model then
     puts the newest ``tail_turns`` exchanges back after the block, word for word, and goes on.
     """
     if tail_turns and not pause:
-        raise ValueError("tail_turns needs pause=True: only a paused compaction lets the client put turns back.")
-    edit = {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": trigger_tokens}}
+        raise ValueError(
+            "tail_turns needs pause=True: only a paused compaction lets the client put turns back."
+        )
+    edit = {
+        "type": "compact_20260112",
+        "trigger": {"type": "input_tokens", "value": trigger_tokens},
+    }
     if instructions:
         edit["instructions"] = instructions
     if pause:
         edit["pause_after_compaction"] = True
     what = "The server summarizes the conversation when it passes a token threshold."
-    return Lever("API: compaction at a threshold" + (", paused" if pause else ""), what, "ThreeZoneCompaction",
-                 [COMPACTION_BETA], [edit], needs=("compact_20260112",), tail_turns=tail_turns)
+    return Lever(
+        "API: compaction at a threshold" + (", paused" if pause else ""),
+        what,
+        "ThreeZoneCompaction",
+        [COMPACTION_BETA],
+        [edit],
+        needs=("compact_20260112",),
+        tail_turns=tail_turns,
+    )
 
 
 def compact_on_demand(at_tokens: int = 100_000, instructions: str | None = None) -> Lever:
     """When the desk passes ``at_tokens``, ask the server for a summary and send its block first."""
-    return Lever("API: compaction on demand", "The client asks for a summary when it chooses; the block goes first.",
-                 "ThreeZoneCompaction(on_demand=...)", [ON_DEMAND_BETA], needs=("summarize",),
-                 make_context=lambda: OnDemandCompaction(at_tokens, instructions))
+    return Lever(
+        "API: compaction on demand",
+        "The client asks for a summary when it chooses; the block goes first.",
+        "ThreeZoneCompaction(on_demand=...)",
+        [ON_DEMAND_BETA],
+        needs=("summarize",),
+        make_context=lambda: OnDemandCompaction(at_tokens, instructions),
+    )
 
 
-def compact_in_background(at_tokens: int = 100_000, lag: int = 1, instructions: str | None = None) -> Lever:
+def compact_in_background(
+    at_tokens: int = 100_000, lag: int = 1, instructions: str | None = None
+) -> Lever:
     """Ask for a summary past ``at_tokens`` and keep working; swap the block in ``lag`` laps later."""
-    return Lever("API: compaction in the background", "The summary is written while the work goes on, then swapped in.",
-                 "ThreeZoneCompaction", [ON_DEMAND_BETA], needs=("summarize",),
-                 make_context=lambda: BackgroundCompaction(at_tokens, lag, instructions))
+    return Lever(
+        "API: compaction in the background",
+        "The summary is written while the work goes on, then swapped in.",
+        "ThreeZoneCompaction",
+        [ON_DEMAND_BETA],
+        needs=("summarize",),
+        make_context=lambda: BackgroundCompaction(at_tokens, lag, instructions),
+    )
 
 
 def memory_tool() -> Lever:
     """Claude may keep notes in ``/memories``; our ``MemoryToolbox`` stores them in a local folder."""
-    return Lever("API: memory tool", "Claude keeps notes in files under /memories, stored by our code.",
-                 "the remember tool with CLAUDE.md", [CONTEXT_MANAGEMENT_BETA], adds_memory_tool=True)
+    return Lever(
+        "API: memory tool",
+        "Claude keeps notes in files under /memories, stored by our code.",
+        "the remember tool with CLAUDE.md",
+        [CONTEXT_MANAGEMENT_BETA],
+        adds_memory_tool=True,
+    )
 
 
 # ---- what the model supports --------------------------------------------------------------------
+
 
 def model_capabilities(model: str | None = None, **where):
     """The Models API's ``capabilities`` of ``model`` (default: the active one): one small GET per lever asked.
@@ -197,7 +251,9 @@ def model_capabilities(model: str | None = None, **where):
     """
     claude = ClaudeModel(model=model, max_retries=1, **where)
     try:
-        info = claude.client.beta.models.retrieve(claude.name, betas=[CONTEXT_MANAGEMENT_BETA, ON_DEMAND_BETA])
+        info = claude.client.beta.models.retrieve(
+            claude.name, betas=[CONTEXT_MANAGEMENT_BETA, ON_DEMAND_BETA]
+        )
     except anthropic.APIError as err:
         raise claude._explain(err) from err
     return info.capabilities
@@ -219,6 +275,7 @@ def missing_features(needs, capabilities) -> list[str]:
 
 # ---- the tools, and running ------------------------------------------------------------------------
 
+
 class MemoryToolbox(Toolbox):
     """The usual tools plus ``memory``: Claude's view/create/str_replace/insert/delete/rename commands
     on ``/memories``, carried out in ``memory_folder`` by the SDK's own file-based helper (which
@@ -236,7 +293,9 @@ class MemoryToolbox(Toolbox):
     def _tool_memory(self, **command) -> str:
         try:
             return str(self.memory.call(command))
-        except Exception as problem:    # the helper's ToolError, a bad command, a missing file: tell the model
+        except (
+            Exception
+        ) as problem:  # the helper's ToolError, a bad command, a missing file: tell the model
             raise ToolError(str(problem) or type(problem).__name__) from None
 
 
@@ -268,11 +327,15 @@ class LeverRun:
 
 def top_level(usage: dict) -> int:
     """Input tokens of a reply's top-level usage (cache included): what the model read for its answer."""
-    return sum(usage.get(k) or 0 for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+    return sum(
+        usage.get(k) or 0
+        for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    )
 
 
-def run_lever(lever: Lever, request: str, where: dict | None = None, model: str | None = None,
-              **run_options) -> LeverRun | str:
+def run_lever(
+    lever: Lever, request: str, where: dict | None = None, model: str | None = None, **run_options
+) -> LeverRun | str:
     """Run ``request`` with the lever on; a lever that cannot run here gives its one line instead.
 
     ``where`` is ``{"api_key": ..., "base_url": ...}`` for a server other than the environment's.
@@ -284,13 +347,18 @@ def run_lever(lever: Lever, request: str, where: dict | None = None, model: str 
         return why
     claude, context = lever.model(model=model, **where), lever.context()
     run = run_agent(request, claude, tools=lever.toolbox(), context=context, **run_options)
-    getattr(context, "finish", lambda: None)()      # a background summary still on its way: wait for it
+    getattr(context, "finish", lambda: None)()  # a background summary still on its way: wait for it
     return LeverRun(run, claude)
 
 
-def side_by_side(request: str, strategies: dict[str, Strategy], levers: list[Lever],
-                 make_model: Callable[[], Model] = pick_model, where: dict | None = None,
-                 **run_options) -> dict[str, Run | LeverRun | str]:
+def side_by_side(
+    request: str,
+    strategies: dict[str, Strategy],
+    levers: list[Lever],
+    make_model: Callable[[], Model] = pick_model,
+    where: dict | None = None,
+    **run_options,
+) -> dict[str, Run | LeverRun | str]:
     """Run one task with each hand-built strategy and each lever; a lever that cannot run gives its one line.
 
     Example offline: side_by_side(task.request, {"three-zone": ThreeZoneCompaction()}, [memory_tool()])

@@ -21,19 +21,25 @@ def setup_check(verbose: bool = True) -> dict:
     Example: setup_check() -> prints "ok  tiktoken cl100k_base loads offline (2 tokens for 'hello world')"
     """
     found = {}
-    for name in PACKAGES:   # asking the installer's records is instant; importing them all is not
+    for name in PACKAGES:  # asking the installer's records is instant; importing them all is not
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             found[name] = None
-            _say(verbose, False, f"{name} is missing: run `make lab` (or `make test`) to install it")
+            _say(
+                verbose, False, f"{name} is missing: run `make lab` (or `make test`) to install it"
+            )
         else:
             _say(verbose, True, f"{name} {found[name]}")
     try:
         from harness.tokens import tiktoken_count
 
         found["tokenizer"] = tiktoken_count("hello world")
-        _say(verbose, True, f"tokenizer cl100k_base loads offline ({found['tokenizer']} tokens for 'hello world')")
+        _say(
+            verbose,
+            True,
+            f"tokenizer cl100k_base loads offline ({found['tokenizer']} tokens for 'hello world')",
+        )
     except Exception as problem:
         found["tokenizer"] = None
         _say(verbose, False, f"tokenizer: {problem}")
@@ -41,7 +47,7 @@ def setup_check(verbose: bool = True) -> dict:
         model = pick_model()
         found["model"] = model.name
         _say(verbose, True, describe_model(model))
-    except Exception as problem:   # e.g. a key set but the SDK refusing it
+    except Exception as problem:  # e.g. a key set but the SDK refusing it
         found["model"] = None
         _say(verbose, False, f"model: {problem}")
     found["key set"] = bool(os.environ.get("ANTHROPIC_API_KEY", "").strip())

@@ -41,7 +41,9 @@ from harness.cost import Prices
 from harness.messages import blocks_of
 from harness.model import ContextOverflow, ModelError, Reply
 
-DEFAULT_CLAUDE_MODEL = "claude-haiku-5-5"   # small and cheap: right for a class; the one place it is set
+DEFAULT_CLAUDE_MODEL = (
+    "claude-haiku-5-5"  # small and cheap: right for a class; the one place it is set
+)
 CLAUDE_WINDOW = 200_000
 
 # $ per million tokens, for prompts up to 100,000 tokens; cache reads and 5-minute writes as multipliers of
@@ -49,10 +51,10 @@ CLAUDE_WINDOW = 200_000
 # quoted in several public projects (the page itself could not be read from here); they agree on every
 # figure below. Haiku 5.5 above 100,000 input tokens: $0.50 / $2.50 (not modelled, see the docstring).
 CLAUDE_PRICES = {
-    "claude-haiku-5-5": Prices(input=0.10, output=0.50),                    # read $0.01, write $0.125
-    "claude-sonnet-5-5": Prices(input=2.00, output=10.00),                  # read $0.20, write $2.50
-    "claude-opus-5-5": Prices(input=4.00, output=20.00, cache_read=0.05),   # read $0.20, write $5
-    "claude-haiku-4-5": Prices(input=1.00, output=5.00),                    # read $0.10, write $1.25
+    "claude-haiku-5-5": Prices(input=0.10, output=0.50),  # read $0.01, write $0.125
+    "claude-sonnet-5-5": Prices(input=2.00, output=10.00),  # read $0.20, write $2.50
+    "claude-opus-5-5": Prices(input=4.00, output=20.00, cache_read=0.05),  # read $0.20, write $5
+    "claude-haiku-4-5": Prices(input=1.00, output=5.00),  # read $0.10, write $1.25
 }
 
 
@@ -77,7 +79,9 @@ def model_status(model: str) -> str:
         from anthropic._data import DEPRECATED_MODELS
         from anthropic.types.model_param import ModelParam
     except ImportError as moved:
-        raise LookupError(f"The installed anthropic SDK no longer has its model tables where expected: {moved}")
+        raise LookupError(
+            f"The installed anthropic SDK no longer has its model tables where expected: {moved}"
+        )
     if model in DEPRECATED_MODELS:
         return f"deprecated (end of life {DEPRECATED_MODELS[model]})"
     listed = {name for part in typing.get_args(ModelParam) for name in typing.get_args(part)}
@@ -102,7 +106,10 @@ def merge_same_roles(messages: list[dict]) -> list[dict]:
     merged: list[dict] = []
     for message in messages:
         if merged and merged[-1]["role"] == message["role"]:
-            merged[-1] = {"role": message["role"], "content": blocks_of(merged[-1]) + blocks_of(message)}
+            merged[-1] = {
+                "role": message["role"],
+                "content": blocks_of(merged[-1]) + blocks_of(message),
+            }
         else:
             merged.append(message)
     return merged
@@ -115,28 +122,45 @@ class ClaudeModel:
     ``ANTHROPIC_BASE_URL``. ``client`` lets a caller hand in a ready ``anthropic.Anthropic``.
     """
 
-    def __init__(self, model: str | None = None, api_key: str | None = None, base_url: str | None = None,
-                 max_retries: int = 2, timeout: float = 60.0, client=None, toy_window: int | None = None):
+    def __init__(
+        self,
+        model: str | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        client=None,
+        toy_window: int | None = None,
+    ):
         self.name = model or claude_model_name()
         self.window = toy_window or CLAUDE_WINDOW
-        self.toy_window = toy_window   # a classroom wall, enforced here with our own count (see reply)
+        self.toy_window = (
+            toy_window  # a classroom wall, enforced here with our own count (see reply)
+        )
         if client is None:
             key = (api_key or os.environ.get("ANTHROPIC_API_KEY", "")).strip()
             if not key:
-                raise ModelError("No API key for Claude. To use Claude, set ANTHROPIC_API_KEY "
-                                 "(export ANTHROPIC_API_KEY=...). To stay offline, leave it unset and "
-                                 "call pick_model(), which then gives you the desk model.")
+                raise ModelError(
+                    "No API key for Claude. To use Claude, set ANTHROPIC_API_KEY "
+                    "(export ANTHROPIC_API_KEY=...). To stay offline, leave it unset and "
+                    "call pick_model(), which then gives you the desk model."
+                )
             # Passing the key explicitly also stops the SDK from reading profiles in ~/.config/anthropic.
-            client = anthropic.Anthropic(api_key=key, base_url=base_url,
-                                         max_retries=max_retries,
-                                         # a server that never answers the knock fails in seconds, not minutes
-                                         timeout=anthropic.Timeout(timeout, connect=min(timeout, 5.0)))
+            client = anthropic.Anthropic(
+                api_key=key,
+                base_url=base_url,
+                max_retries=max_retries,
+                # a server that never answers the knock fails in seconds, not minutes
+                timeout=anthropic.Timeout(timeout, connect=min(timeout, 5.0)),
+            )
         self.client = client
 
     def __repr__(self) -> str:
         return f"ClaudeModel(name={self.name!r}, base_url={str(self.client.base_url)!r})"
 
-    def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
+    def reply(
+        self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024
+    ) -> Reply:
         """One model turn: send the request, return its blocks, stop reason and token usage.
 
         With a ``toy_window`` the request is refused *before* it is sent when our tiktoken estimate
@@ -160,7 +184,9 @@ class ClaudeModel:
     def count_tokens(self, system: str, messages: list[dict], tools: list[dict]) -> int:
         """The provider's own count of the input tokens this request would use. The authority."""
         try:
-            return self.client.messages.count_tokens(**self._request(system, messages, tools)).input_tokens
+            return self.client.messages.count_tokens(
+                **self._request(system, messages, tools)
+            ).input_tokens
         except anthropic.APIError as err:
             raise self._explain(err) from err
 
@@ -178,8 +204,12 @@ class ClaudeModel:
                  -> [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}]
         """
         lap = bool(system or tools)
-        sent = {"model": self.name, "messages": merge_same_roles(with_breakpoints(messages, lap)),
-                "system": anthropic.omit, "tools": anthropic.omit}
+        sent = {
+            "model": self.name,
+            "messages": merge_same_roles(with_breakpoints(messages, lap)),
+            "system": anthropic.omit,
+            "tools": anthropic.omit,
+        }
         if system:
             sent["system"] = [{"type": "text", "text": system, "cache_control": dict(EPHEMERAL)}]
         if tools:
@@ -189,10 +219,12 @@ class ClaudeModel:
     def _explain(self, err: anthropic.APIError) -> Exception:
         """Turn an SDK error into ContextOverflow or a ModelError that says what to do."""
         where = str(self.client.base_url)
-        if isinstance(err, anthropic.APIConnectionError):   # includes timeouts
+        if isinstance(err, anthropic.APIConnectionError):  # includes timeouts
             why = "timed out" if isinstance(err, anthropic.APITimeoutError) else "connection failed"
-            return ModelError(f"The server at {where} could not be reached ({why}). "
-                              f"Check your network and ANTHROPIC_BASE_URL, {OFFLINE_HINT}.")
+            return ModelError(
+                f"The server at {where} could not be reached ({why}). "
+                f"Check your network and ANTHROPIC_BASE_URL, {OFFLINE_HINT}."
+            )
         if not isinstance(err, anthropic.APIStatusError):
             return ModelError(self._hide_key(f"The Claude SDK failed: {err}"))
         said = self._hide_key(err.api_message or str(err))
@@ -204,14 +236,19 @@ class ClaudeModel:
                 return ContextOverflow(sent, window)
             return ContextOverflow(None, None, detail=said)
         if status == 401:
-            return ModelError(f"The API key was refused (401: {said}). "
-                              f"Check ANTHROPIC_API_KEY, {OFFLINE_HINT}.")
+            return ModelError(
+                f"The API key was refused (401: {said}). Check ANTHROPIC_API_KEY, {OFFLINE_HINT}."
+            )
         if status == 404:
-            return ModelError(f"Not found (404: {said}). Is {self.name!r} a current model? "
-                              "Set CONTEXT_DESK_MODEL to one.")
+            return ModelError(
+                f"Not found (404: {said}). Is {self.name!r} a current model? "
+                "Set CONTEXT_DESK_MODEL to one."
+            )
         if status == 429 or status >= 500:
-            return ModelError(f"Claude is busy (HTTP {status}: {said}), even after the SDK's retries. "
-                              f"Wait a minute and try again, {OFFLINE_HINT}.")
+            return ModelError(
+                f"Claude is busy (HTTP {status}: {said}), even after the SDK's retries. "
+                f"Wait a minute and try again, {OFFLINE_HINT}."
+            )
         return ModelError(f"Claude refused the request (HTTP {status}): {said}")
 
     def _hide_key(self, text: str) -> str:
@@ -243,22 +280,37 @@ def reply_from(response, keep_also: tuple[str, ...] = ()) -> Reply:
         if block.type == "text":
             content.append({"type": "text", "text": block.text})
         elif block.type == "tool_use":
-            content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)})
+            content.append(
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
+            )
         elif block.type in keep_also:
             content.append(block.to_dict())
     return Reply(content=content, stop_reason=response.stop_reason, usage=usage_of(response.usage))
 
 
-USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+USAGE_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
 
 
 def usage_of(usage) -> dict:
     """The SDK's usage object as a plain dict; cache counts only when the server sent them, and the
     ``iterations`` (one entry per sampling pass, with its ``type``) when it listed them -- the bill sums those.
     Example: -> {"input_tokens": 900, "output_tokens": 40, "iterations": [{"type": "compaction", ...}, ...]}"""
-    counts = {name: getattr(usage, name) for name in USAGE_COUNTS if getattr(usage, name, None) is not None}
+    counts = {
+        name: getattr(usage, name)
+        for name in USAGE_COUNTS
+        if getattr(usage, name, None) is not None
+    }
     if getattr(usage, "iterations", None):
-        counts["iterations"] = [{"type": getattr(one, "type", "message"),
-                                 **{n: getattr(one, n) for n in USAGE_COUNTS if getattr(one, n, None) is not None}}
-                                for one in usage.iterations]
+        counts["iterations"] = [
+            {
+                "type": getattr(one, "type", "message"),
+                **{n: getattr(one, n) for n in USAGE_COUNTS if getattr(one, n, None) is not None},
+            }
+            for one in usage.iterations
+        ]
     return counts

@@ -48,8 +48,13 @@ from stage.misbehaving import model_named
 from stage.standin_server import TEST_KEY, LocalServer, error_body, message_body
 
 CLEARED = levers.CLEARED
-FEATURES = ("clear_tool_uses_20250919", "clear_thinking_20251015", "compact_20260112", "summarize",
-            "adaptive thinking")
+FEATURES = (
+    "clear_tool_uses_20250919",
+    "clear_thinking_20251015",
+    "compact_20260112",
+    "summarize",
+    "adaptive thinking",
+)
 
 
 class DeskServer(LocalServer):
@@ -60,36 +65,58 @@ class DeskServer(LocalServer):
     ``unsupported`` names features (of ``FEATURES``) this server's model refuses and the Models API denies.
     """
 
-    def __init__(self, key: str = TEST_KEY, window: int = CLAUDE_WINDOW, port: int = 0,
-                 min_trigger: int = levers.API_MIN_TRIGGER, unsupported=()):
+    def __init__(
+        self,
+        key: str = TEST_KEY,
+        window: int = CLAUDE_WINDOW,
+        port: int = 0,
+        min_trigger: int = levers.API_MIN_TRIGGER,
+        unsupported=(),
+    ):
         unknown = set(unsupported) - set(FEATURES)
         if unknown:
             raise ValueError(f"Unknown features {sorted(unknown)}: choose among {list(FEATURES)}.")
-        self.key, self.window, self.min_trigger, self.unsupported = key, window, min_trigger, set(unsupported)
+        self.key, self.window, self.min_trigger, self.unsupported = (
+            key,
+            window,
+            min_trigger,
+            set(unsupported),
+        )
         self.meter = Meter("tiktoken")
         self.requests: list[dict] = []
-        self.seen: dict[str, dict] = {}         # every distinct message so far (see _same)
-        self.lock = threading.Lock()            # one model call at a time: the meter's cache is shared
+        self.seen: dict[str, dict] = {}  # every distinct message so far (see _same)
+        self.lock = threading.Lock()  # one model call at a time: the meter's cache is shared
         self.listen(port, _handler_for(self))
 
     def count(self, path_end: str = "", model: str | None = None) -> int:
         """How many requests came in whose path ends with ``path_end`` (and named ``model``, if given)."""
-        return sum(r["path"].endswith(path_end) and (model is None or r["model"] == model) for r in self.requests)
+        return sum(
+            r["path"].endswith(path_end) and (model is None or r["model"] == model)
+            for r in self.requests
+        )
 
     # ---- answering ----------------------------------------------------------------------------
 
     def answer(self, path: str, headers: dict, body: dict) -> tuple[int, dict]:
         betas = [b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip()]
-        self.requests.append({"path": path, "model": body.get("model"), "betas": betas, "body": body,
-                              "edits": (body.get("context_management") or {}).get("edits", [])})
+        self.requests.append(
+            {
+                "path": path,
+                "model": body.get("model"),
+                "betas": betas,
+                "body": body,
+                "edits": (body.get("context_management") or {}).get("edits", []),
+            }
+        )
         given = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
         if given != self.key:
             return 401, error_body("authentication_error", "invalid x-api-key")
         if path.startswith("/v1/models/"):
             return 200, self.model_info(path.removeprefix("/v1/models/"))
         counting = path.endswith("/count_tokens")
-        problem = _bad_request(body, counting) or \
-            levers.problems(body, betas, self.min_trigger, self.unsupported, counting)
+        problem = _bad_request(body, counting) or levers.problems(
+            body, betas, self.min_trigger, self.unsupported, counting
+        )
         if problem:
             return 400, error_body("invalid_request_error", problem)
         system, tools = _system_text(body.get("system")), body.get("tools") or []
@@ -107,7 +134,9 @@ class DeskServer(LocalServer):
 
     def size(self, messages: list[dict], system: str, tools: list[dict]) -> int:
         """Tokens of a request as this server counts them: the harness's meter, plus any thinking."""
-        return self.meter.total(messages, system=system, tools=tools) + levers.thinking_tokens(messages, self.meter)
+        return self.meter.total(messages, system=system, tools=tools) + levers.thinking_tokens(
+            messages, self.meter
+        )
 
     def _count(self, body, system, messages, tools) -> dict:
         def size(ms):
@@ -116,31 +145,52 @@ class DeskServer(LocalServer):
         if "context_management" not in body:
             return {"input_tokens": size(messages)}
         edited, _ = levers.edit(messages, body["context_management"].get("edits") or [], size)
-        return {"input_tokens": size(edited), "context_management": {"original_input_tokens": size(messages)}}
+        return {
+            "input_tokens": size(edited),
+            "context_management": {"original_input_tokens": size(messages)},
+        }
 
     def _reply(self, body, betas, system, messages, tools) -> tuple[int, dict]:
         model = model_named(body["model"], self.window, meter=self.meter)
-        passes = [] if _compaction_beta(betas) else None     # usage.iterations: with a compaction beta on
+        passes = (
+            [] if _compaction_beta(betas) else None
+        )  # usage.iterations: with a compaction beta on
 
         def size(ms):
             return self.size(ms, system, tools)
 
         try:
-            if "compaction" in body:           # on demand: the summary alone, signed
-                summary = self._summary(model, messages, body["compaction"].get("instructions"), passes)
-                block = {"type": "compaction", "content": summary or None, "signature": levers.sign(summary)}
-                return 200, self._message(body, [block] if summary else [], "compaction" if summary else "end_turn",
-                                          0, 0, passes)
+            if "compaction" in body:  # on demand: the summary alone, signed
+                summary = self._summary(
+                    model, messages, body["compaction"].get("instructions"), passes
+                )
+                block = {
+                    "type": "compaction",
+                    "content": summary or None,
+                    "signature": levers.sign(summary),
+                }
+                return 200, self._message(
+                    body,
+                    [block] if summary else [],
+                    "compaction" if summary else "end_turn",
+                    0,
+                    0,
+                    passes,
+                )
             edits = body.get("context_management", {}).get("edits") or []
             messages, applied = levers.edit(messages, edits, size)
             threshold = next((e for e in edits if e["type"] == "compact_20260112"), None)
             block = None
-            if threshold and size(messages) > (threshold.get("trigger") or {}).get("value", 150_000):
+            if threshold and size(messages) > (threshold.get("trigger") or {}).get(
+                "value", 150_000
+            ):
                 summary = self._summary(model, messages, threshold.get("instructions"), passes)
                 block = {"type": "compaction", "content": summary or None}
                 if threshold.get("pause_after_compaction"):
                     return 200, self._message(body, [block], "compaction", 0, 0, passes, applied)
-                messages = ([user(f"{levers.SUMMARY_HEADER}\n{summary}")] if summary else []) + messages[-1:]
+                messages = (
+                    [user(f"{levers.SUMMARY_HEADER}\n{summary}")] if summary else []
+                ) + messages[-1:]
             reply = model.reply(system, messages, tools, max_tokens=body["max_tokens"])
         except ContextOverflow as overflow:
             sent = overflow.sent or size(messages)
@@ -151,15 +201,21 @@ class DeskServer(LocalServer):
         used_out = reply.usage.get("output_tokens", 0)
         if (body.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
             thought = levers.trace(system, messages, tools)
-            content = [{"type": "thinking", "thinking": thought, "signature": levers.sign(thought)}] + content
+            content = [
+                {"type": "thinking", "thinking": thought, "signature": levers.sign(thought)}
+            ] + content
             used_out += self.meter.text(thought)
         if passes is not None:
             passes.append({"type": "message", "input_tokens": used_in, "output_tokens": used_out})
-        return 200, self._message(body, content, reply.stop_reason, used_in, used_out, passes, applied)
+        return 200, self._message(
+            body, content, reply.stop_reason, used_in, used_out, passes, applied
+        )
 
     def _summary(self, model, messages, instructions, passes) -> str:
         """The desk model's summary of ``messages``; its pass is added to ``passes`` (billed, like the API's)."""
-        written = model.reply("", [user(levers.summary_prompt(messages, instructions))], [], max_tokens=1024)
+        written = model.reply(
+            "", [user(levers.summary_prompt(messages, instructions))], [], max_tokens=1024
+        )
         if passes is not None:
             passes.append({"type": "compaction", **written.usage})
         return written.text.strip()
@@ -177,27 +233,59 @@ class DeskServer(LocalServer):
 
     def model_info(self, name: str) -> dict:
         """What ``GET /v1/models/{name}`` says: the levers this server plays, minus ``unsupported``."""
+
         def yes(feature=None):
             return {"supported": feature not in self.unsupported}
 
         context = {f: yes(f) for f in FEATURES[:3]}
-        thinking = {"adaptive": yes("adaptive thinking"), "enabled": yes(), "disabled": yes(),
-                    "between_tools": {"supported": False}}
-        capabilities = {name: yes() for name in ("batch", "citations", "code_execution", "image_input",
-                                                 "pdf_input", "structured_outputs")}
+        thinking = {
+            "adaptive": yes("adaptive thinking"),
+            "enabled": yes(),
+            "disabled": yes(),
+            "between_tools": {"supported": False},
+        }
+        capabilities = {
+            name: yes()
+            for name in (
+                "batch",
+                "citations",
+                "code_execution",
+                "image_input",
+                "pdf_input",
+                "structured_outputs",
+            )
+        }
         capabilities.update(
             context_management={"supported": True, **context},
-            compaction={"supported": "summarize" not in self.unsupported, "summarize": yes("summarize")},
+            compaction={
+                "supported": "summarize" not in self.unsupported,
+                "summarize": yes("summarize"),
+            },
             thinking={"supported": True, "types": thinking},
-            effort={"supported": False, **{k: {"supported": False} for k in ("low", "medium", "high", "max")}},
-            server_tools={"supported": False, "code_execution": {"supported": False},
-                          "web_search": {"supported": False}})
-        return {"type": "model", "id": name, "display_name": f"{name} (the offline desk model, served locally)",
-                "created_at": "2026-01-01T00:00:00Z", "lifecycle": "active", "max_input_tokens": self.window,
-                "max_tokens": 8192, "capabilities": capabilities}
+            effort={
+                "supported": False,
+                **{k: {"supported": False} for k in ("low", "medium", "high", "max")},
+            },
+            server_tools={
+                "supported": False,
+                "code_execution": {"supported": False},
+                "web_search": {"supported": False},
+            },
+        )
+        return {
+            "type": "model",
+            "id": name,
+            "display_name": f"{name} (the offline desk model, served locally)",
+            "created_at": "2026-01-01T00:00:00Z",
+            "lifecycle": "active",
+            "max_input_tokens": self.window,
+            "max_tokens": 8192,
+            "capabilities": capabilities,
+        }
 
 
 # ---- helpers ---------------------------------------------------------------------------------
+
 
 def _compaction_beta(betas: list[str]) -> bool:
     return levers.THRESHOLD_BETA in betas or levers.ON_DEMAND_BETA in betas
@@ -249,11 +337,16 @@ def _handler_for(server: DeskServer) -> type[BaseHTTPRequestHandler]:
                 return
             try:
                 body = json.loads(raw or b"{}")
-                status, answer = server.answer(path, headers, body if isinstance(body, dict) else {})
+                status, answer = server.answer(
+                    path, headers, body if isinstance(body, dict) else {}
+                )
             except json.JSONDecodeError:
                 status, answer = 400, error_body("invalid_request_error", "the body is not JSON")
-            except Exception as problem:     # noqa: BLE001 -- a bug in a model: a 500, as a real server would say
-                status, answer = 500, error_body("api_error", f"{type(problem).__name__}: {problem}")
+            except Exception as problem:  # noqa: BLE001 -- a bug in a model: a 500, as a real server would say
+                status, answer = (
+                    500,
+                    error_body("api_error", f"{type(problem).__name__}: {problem}"),
+                )
             self._send(status, answer)
 
         def _send(self, status: int, body: dict) -> None:
@@ -274,8 +367,10 @@ def main() -> None:
     """Serve in the foreground, for trying a notebook by hand: python stage/desk_server.py [port]."""
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 8765
     server = DeskServer(port=port).start()
-    print(f"Desk server on {server.url}\n  export ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY={server.key}\n"
-          f"  export CONTEXT_DESK_MODEL=claude-stand-in-<kind> for a misbehaving model (see stage/misbehaving.py)")
+    print(
+        f"Desk server on {server.url}\n  export ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY={server.key}\n"
+        f"  export CONTEXT_DESK_MODEL=claude-stand-in-<kind> for a misbehaving model (see stage/misbehaving.py)"
+    )
     try:
         server._thread.join()
     except KeyboardInterrupt:

@@ -35,18 +35,16 @@ from stage.offline import DeskModel
 from stage.tasks import Task
 
 
-
-
 @dataclass
 class Point:
     """One strategy with one set of settings, billed at one lap against full history."""
 
     family: str
     settings: str
-    tokens: float                # input tokens, as a fraction of full history's
-    dollars: float               # dollars with caching, as a fraction of full history's
+    tokens: float  # input tokens, as a fraction of full history's
+    dollars: float  # dollars with caching, as a fraction of full history's
     kept_rule: bool
-    reached: bool                # still working (or done) at the billing lap
+    reached: bool  # still working (or done) at the billing lap
     laps: int
     stopped: str
     database: str
@@ -65,32 +63,65 @@ def sweep(quick: bool = False) -> list[tuple[str, str, object]]:
     Example: sweep(quick=True)[0] -> ("full history", "big window", FullHistory())
     """
     rows = [("full history", "big window", FullHistory())]
-    budgets, thresholds, tails = ((2500, 4000), (0.5, 0.9), (1, 2)) if quick else (
-        (2000, 3000, 4000), (0.5, 0.65, 0.8, 0.95), (1, 2, 3))
+    budgets, thresholds, tails = (
+        ((2500, 4000), (0.5, 0.9), (1, 2))
+        if quick
+        else ((2000, 3000, 4000), (0.5, 0.65, 0.8, 0.95), (1, 2, 3))
+    )
     rows += [("sliding window", f"budget {b:,}", SlidingWindow(budget=b)) for b in budgets]
-    rows += [("three-zone", f"threshold {t}, tail {k}", ThreeZoneCompaction(threshold=t, tail_turns=k))
-             for t in thresholds for k in tails]
-    rows += [("running summary", f"chunk {c}", RunningSummary(chunk_turns=c))
-             for c in ((2, 6) if quick else (1, 2, 4, 8))]
-    rows += [("clear tool results", f"keep {k}", ClearToolResults(tail_turns=k))
-             for k in ((1, 3) if quick else (1, 2, 3, 5))]
-    highs, lows, batches = ((0.8, 1.0), (0.1, 0.4), (0, 1500)) if quick else (
-        (0.6, 0.8, 1.0), (0.1, 0.3, 0.5), (0, 600, 1500))
-    rows += [("clear, then compact", f"threshold {t}, low water {w}, batch {b}",
-              ClearThenCompact(threshold=t, low_water=w, clear_at_least=b))
-             for t in highs for w in lows for b in batches if w < t]
+    rows += [
+        ("three-zone", f"threshold {t}, tail {k}", ThreeZoneCompaction(threshold=t, tail_turns=k))
+        for t in thresholds
+        for k in tails
+    ]
+    rows += [
+        ("running summary", f"chunk {c}", RunningSummary(chunk_turns=c))
+        for c in ((2, 6) if quick else (1, 2, 4, 8))
+    ]
+    rows += [
+        ("clear tool results", f"keep {k}", ClearToolResults(tail_turns=k))
+        for k in ((1, 3) if quick else (1, 2, 3, 5))
+    ]
+    highs, lows, batches = (
+        ((0.8, 1.0), (0.1, 0.4), (0, 1500))
+        if quick
+        else ((0.6, 0.8, 1.0), (0.1, 0.3, 0.5), (0, 600, 1500))
+    )
+    rows += [
+        (
+            "clear, then compact",
+            f"threshold {t}, low water {w}, batch {b}",
+            ClearThenCompact(threshold=t, low_water=w, clear_at_least=b),
+        )
+        for t in highs
+        for w in lows
+        for b in batches
+        if w < t
+    ]
     return rows
 
 
 def one_run(task: Task, strategy, window: int, workspace: Path, meter: Meter, max_laps: int = 200):
     """Run ``task`` once with the offline desk model."""
     model = DeskModel(window=window, meter=meter)
-    return run_agent(task.request, model, tools=Toolbox(workspace), context=strategy, remarks=task.remarks,
-                     max_laps=max_laps)
+    return run_agent(
+        task.request,
+        model,
+        tools=Toolbox(workspace),
+        context=strategy,
+        remarks=task.remarks,
+        max_laps=max_laps,
+    )
 
 
-def measure(task: Task, strategies: list[tuple[str, str, object]], at_lap: int, window: int = CLASS_WINDOW,
-            workspace: Path | str = WORKSPACE, meter: Meter | None = None) -> list[Point]:
+def measure(
+    task: Task,
+    strategies: list[tuple[str, str, object]],
+    at_lap: int,
+    window: int = CLASS_WINDOW,
+    workspace: Path | str = WORKSPACE,
+    meter: Meter | None = None,
+) -> list[Point]:
     """Run every strategy on ``task`` (full history on a big window) and bill each at ``at_lap``.
 
     The first row must be full history: it is the 100 % both shares are measured against.
@@ -105,14 +136,31 @@ def measure(task: Task, strategies: list[tuple[str, str, object]], at_lap: int, 
         paid = bill(run.laps[:upto], meter=meter)
         if base is None:
             if not isinstance(strategy, FullHistory):
-                raise ValueError("The first strategy must be full history: the shares are measured against it.")
+                raise ValueError(
+                    "The first strategy must be full history: the shares are measured against it."
+                )
             base = paid
         last_desk = "\n".join(text_of(m) for m in run.laps[-1].sent).lower()
-        kept = task.rule is not None and _rule_words(task.rule) in last_desk and run.database_target == "staging"
+        kept = (
+            task.rule is not None
+            and _rule_words(task.rule) in last_desk
+            and run.database_target == "staging"
+        )
         reached = len(run.laps) >= at_lap or run.stopped == "answered"
-        points.append(Point(family, settings, paid.input / base.input, paid.cost / base.cost, kept, reached,
-                            len(run.laps), run.stopped, run.database_target or "-",
-                            sum(lap.summary_calls for lap in run.laps[:upto])))
+        points.append(
+            Point(
+                family,
+                settings,
+                paid.input / base.input,
+                paid.cost / base.cost,
+                kept,
+                reached,
+                len(run.laps),
+                run.stopped,
+                run.database_target or "-",
+                sum(lap.summary_calls for lap in run.laps[:upto]),
+            )
+        )
     frontier(points)
     return points
 
@@ -123,8 +171,11 @@ def frontier(points: list[Point]) -> list[Point]:
     eligible = [p for p in points if p.counts]
     for p in points:
         p.on_frontier = p.counts and not any(
-            q.tokens <= p.tokens and q.dollars <= p.dollars and (q.tokens, q.dollars) != (p.tokens, p.dollars)
-            for q in eligible)
+            q.tokens <= p.tokens
+            and q.dollars <= p.dollars
+            and (q.tokens, q.dollars) != (p.tokens, p.dollars)
+            for q in eligible
+        )
     return sorted((p for p in points if p.on_frontier), key=lambda p: p.tokens)
 
 
@@ -134,6 +185,7 @@ def _rule_words(rule: str) -> str:
 
 
 # ---- "what would our bill be without the summary?" -------------------------------------------------
+
 
 @dataclass
 class BillComparison:
@@ -155,9 +207,16 @@ class BillComparison:
         return self.strategy.cost / self.full_history.cost
 
 
-def bill_without_summary(task, strategy, window: int = 5000, big_window: int = 1_000_000,
-                         workspace: str | Path | None = None, max_laps: int = 200,
-                         prices: Prices = PRICES, meter: Meter | None = None) -> BillComparison:
+def bill_without_summary(
+    task,
+    strategy,
+    window: int = 5000,
+    big_window: int = 1_000_000,
+    workspace: str | Path | None = None,
+    max_laps: int = 200,
+    prices: Prices = PRICES,
+    meter: Meter | None = None,
+) -> BillComparison:
     """Run ``task`` twice with the offline desk model -- with ``strategy`` at ``window``, and with
     full history at a ``big_window`` that never overflows -- and bill both.
 
@@ -169,6 +228,16 @@ def bill_without_summary(task, strategy, window: int = 5000, big_window: int = 1
     runs = []
     for context, size in ((strategy, window), (FullHistory(), big_window)):
         model, tools = DeskModel(window=size, meter=meter), Toolbox(workspace or WORKSPACE)
-        runs.append(run_agent(task.request, model, tools=tools, context=context, remarks=task.remarks,
-                              max_laps=max_laps))
-    return BillComparison(bill(runs[0].laps, prices, meter), bill(runs[1].laps, prices, meter), *runs)
+        runs.append(
+            run_agent(
+                task.request,
+                model,
+                tools=tools,
+                context=context,
+                remarks=task.remarks,
+                max_laps=max_laps,
+            )
+        )
+    return BillComparison(
+        bill(runs[0].laps, prices, meter), bill(runs[1].laps, prices, meter), *runs
+    )

@@ -29,7 +29,7 @@ from harness.messages import assistant, blocks_of
 from harness.model import Reply
 from stage.claude import ClaudeModel, reply_from, usage_of
 
-KEPT_BLOCKS = ("compaction", "thinking", "redacted_thinking")   # sent back exactly as they came
+KEPT_BLOCKS = ("compaction", "thinking", "redacted_thinking")  # sent back exactly as they came
 
 
 class LeverModel(ClaudeModel):
@@ -47,21 +47,31 @@ class LeverModel(ClaudeModel):
         self.paused = 0
         self.compactions: list[dict] = []
         self.calls: list[dict] = []
-        self.tails: dict[str, list[dict]] = {}     # a paused block's content -> the turns put back after it
+        self.tails: dict[
+            str, list[dict]
+        ] = {}  # a paused block's content -> the turns put back after it
 
     # ---- the agent's turn ----------------------------------------------------------------------
 
-    def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
+    def reply(
+        self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024
+    ) -> Reply:
         sent = self._request(system, self.with_tails(messages), tools)
         response = self._create(sent, max_tokens, context=True)
         reply = reply_from(response, keep_also=KEPT_BLOCKS)
-        if response.stop_reason == "compaction" and reply.content:    # paused after compacting
+        if response.stop_reason == "compaction" and reply.content:  # paused after compacting
             block = reply.content[0]
             self.paused += 1
-            self.tails[block.get("content") or ""] = tail = recent_turns(messages, self.lever.tail_turns)
-            again = self._request(system, self.with_tails(messages) + [assistant([block])] + tail, tools)
+            self.tails[block.get("content") or ""] = tail = recent_turns(
+                messages, self.lever.tail_turns
+            )
+            again = self._request(
+                system, self.with_tails(messages) + [assistant([block])] + tail, tools
+            )
             rest = reply_from(self._create(again, max_tokens, context=True), keep_also=KEPT_BLOCKS)
-            reply = Reply([block] + rest.content, rest.stop_reason, add_usage(reply.usage, rest.usage))
+            reply = Reply(
+                [block] + rest.content, rest.stop_reason, add_usage(reply.usage, rest.usage)
+            )
         self.compactions += [b for b in reply.content if b.get("type") == "compaction"]
         return reply
 
@@ -77,7 +87,11 @@ class LeverModel(ClaudeModel):
         for message in messages:
             blocks = blocks_of(message)
             first = blocks[0] if blocks else {}
-            tail = self.tails.get(first.get("content") or "") if first.get("type") == "compaction" else None
+            tail = (
+                self.tails.get(first.get("content") or "")
+                if first.get("type") == "compaction"
+                else None
+            )
             if tail is None:
                 out.append(message)
                 continue
@@ -86,19 +100,29 @@ class LeverModel(ClaudeModel):
 
     # ---- on-demand compaction and counting -----------------------------------------------------
 
-    def compact(self, system: str, messages: list[dict], tools: list[dict],
-                instructions: str | None = None, max_tokens: int = 4096) -> Reply:
+    def compact(
+        self,
+        system: str,
+        messages: list[dict],
+        tools: list[dict],
+        instructions: str | None = None,
+        max_tokens: int = 4096,
+    ) -> Reply:
         """Ask for a summary of ``messages`` now: a ``Reply`` holding the ``compaction`` block alone when
         ``stop_reason`` is ``"compaction"``, and nothing otherwise (the docs: no summary, carry on).
         The call is billed: its ``usage`` lists it under ``iterations``."""
         sent = self._request(system, messages, tools)
         config = {"type": "summarize", **({"instructions": instructions} if instructions else {})}
-        reply = reply_from(self._create(sent, max_tokens, context=False, compaction=config), keep_also=KEPT_BLOCKS)
+        reply = reply_from(
+            self._create(sent, max_tokens, context=False, compaction=config), keep_also=KEPT_BLOCKS
+        )
         if reply.stop_reason != "compaction":
             return Reply([], reply.stop_reason, reply.usage)
         return reply
 
-    def count_with_levers(self, system: str, messages: list[dict], tools: list[dict]) -> tuple[int, int]:
+    def count_with_levers(
+        self, system: str, messages: list[dict], tools: list[dict]
+    ) -> tuple[int, int]:
         """(input tokens after the lever's edits, before them), as the provider counts them.
 
         ``count_tokens`` applies clearing edits and compaction blocks already in ``messages``; it never
@@ -107,10 +131,15 @@ class LeverModel(ClaudeModel):
         extras = self._extras(context=True)
         try:
             counted = self.client.beta.messages.count_tokens(
-                betas=self.lever.betas, **extras, **self._request(system, self.with_tails(messages), tools))
+                betas=self.lever.betas,
+                **extras,
+                **self._request(system, self.with_tails(messages), tools),
+            )
         except anthropic.APIError as err:
             raise self._explain(err) from err
-        before = counted.context_management.original_input_tokens if counted.context_management else None
+        before = (
+            counted.context_management.original_input_tokens if counted.context_management else None
+        )
         return counted.input_tokens, before if before is not None else counted.input_tokens
 
     # ---- helpers ----------------------------------------------------------------------------
@@ -124,8 +153,13 @@ class LeverModel(ClaudeModel):
 
     def _create(self, sent: dict, max_tokens: int, context: bool, **more):
         try:
-            response = self.client.beta.messages.create(max_tokens=max_tokens, betas=self.lever.betas,
-                                                        **self._extras(context), **more, **sent)
+            response = self.client.beta.messages.create(
+                max_tokens=max_tokens,
+                betas=self.lever.betas,
+                **self._extras(context),
+                **more,
+                **sent,
+            )
         except anthropic.APIError as err:
             raise self._explain(err) from err
         if response.context_management and response.context_management.applied_edits:
@@ -143,12 +177,20 @@ def recent_turns(messages: list[dict], turns: int) -> list[dict]:
     starts = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
     if turns <= 0 or not starts:
         return []
-    return list(messages[starts[-min(turns, len(starts))]:])
+    return list(messages[starts[-min(turns, len(starts))] :])
 
 
 def add_usage(first: dict, second: dict) -> dict:
     """Two replies' usage as one: the counts added, the iterations joined. Example: 10 + 5 in -> 15 in"""
-    total = {k: (first.get(k) or 0) + (second.get(k) or 0) for k in {*first, *second} if k != "iterations"}
-    passes = (first.get("iterations") or [dict(first, type="message")]) + \
-        (second.get("iterations") or [dict(second, type="message")])
-    return {**total, "iterations": [{k: v for k, v in p.items() if k != "iterations"} for p in passes]}
+    total = {
+        k: (first.get(k) or 0) + (second.get(k) or 0)
+        for k in {*first, *second}
+        if k != "iterations"
+    }
+    passes = (first.get("iterations") or [dict(first, type="message")]) + (
+        second.get("iterations") or [dict(second, type="message")]
+    )
+    return {
+        **total,
+        "iterations": [{k: v for k, v in p.items() if k != "iterations"} for p in passes],
+    }

@@ -30,30 +30,67 @@ from harness.tools import WORKSPACE, Toolbox
 from stage.offline import DeskModel
 from stage.tasks import file_reading_task
 
-FILLERS = 43                                  # about 60 laps in all
-AT_LAP = 60                                   # where the long session is billed
-BIG_WINDOW = 1_000_000                        # full history's window when it must never overflow
-LONG_TASK = file_reading_task(rule_at_lap=3)  # the rule said once, in passing: a summary must carry it
-TOPICS = ["labels", "refunds", "quotes", "credits", "vouchers", "reminders", "exports", "ledgers", "receipts",
-          "currencies", "discounts", "webhooks", "audits", "schedules", "templates", "teams", "projects",
-          "contracts", "expenses", "payouts"]
+FILLERS = 43  # about 60 laps in all
+AT_LAP = 60  # where the long session is billed
+BIG_WINDOW = 1_000_000  # full history's window when it must never overflow
+LONG_TASK = file_reading_task(
+    rule_at_lap=3
+)  # the rule said once, in passing: a summary must carry it
+TOPICS = [
+    "labels",
+    "refunds",
+    "quotes",
+    "credits",
+    "vouchers",
+    "reminders",
+    "exports",
+    "ledgers",
+    "receipts",
+    "currencies",
+    "discounts",
+    "webhooks",
+    "audits",
+    "schedules",
+    "templates",
+    "teams",
+    "projects",
+    "contracts",
+    "expenses",
+    "payouts",
+]
 
 
 def filler_module(i: int) -> str:
     """A small, plausible module with nothing the task needs (every ninth has a passing TODO)."""
     topic = TOPICS[i % len(TOPICS)]
-    todo = [f"    # TODO: page the {topic} once an owner has more than a few hundred"] if i % 9 == 4 else []
-    return "\n".join([
-        f'"""Feature {i:02d}: {topic} for invoices (generated filler for the long benchmark)."""', "",
-        "from app import db", "", "",
-        f"def list_{topic}(owner_id):",
-        f'    """Every one of the owner\'s {topic}, newest first."""',
-        f'    rows = db.select("{topic}", owner_id=owner_id)', *todo,
-        '    return sorted(rows, key=lambda row: row["created"], reverse=True)', "", "",
-        f"def find_{topic}(owner_id, item_id):",
-        f'    return [row for row in list_{topic}(owner_id) if row["id"] == item_id]', "", "",
-        f"def count_{topic}(owner_id):",
-        f"    return len(list_{topic}(owner_id))", ""])
+    todo = (
+        [f"    # TODO: page the {topic} once an owner has more than a few hundred"]
+        if i % 9 == 4
+        else []
+    )
+    return "\n".join(
+        [
+            f'"""Feature {i:02d}: {topic} for invoices (generated filler for the long benchmark)."""',
+            "",
+            "from app import db",
+            "",
+            "",
+            f"def list_{topic}(owner_id):",
+            f'    """Every one of the owner\'s {topic}, newest first."""',
+            f'    rows = db.select("{topic}", owner_id=owner_id)',
+            *todo,
+            '    return sorted(rows, key=lambda row: row["created"], reverse=True)',
+            "",
+            "",
+            f"def find_{topic}(owner_id, item_id):",
+            f'    return [row for row in list_{topic}(owner_id) if row["id"] == item_id]',
+            "",
+            "",
+            f"def count_{topic}(owner_id):",
+            f"    return len(list_{topic}(owner_id))",
+            "",
+        ]
+    )
 
 
 def long_workspace(root: Path, fillers: int = FILLERS) -> Path:
@@ -65,11 +102,15 @@ def long_workspace(root: Path, fillers: int = FILLERS) -> Path:
     shutil.copytree(WORKSPACE, root, ignore=shutil.ignore_patterns(".*"))
     (root / "app" / "features").mkdir()
     for i in range(fillers):
-        (root / "app" / "features" / f"feature_{i:02d}.py").write_text(filler_module(i), encoding="utf-8")
+        (root / "app" / "features" / f"feature_{i:02d}.py").write_text(
+            filler_module(i), encoding="utf-8"
+        )
     return root
 
 
-def cumulative_dollars(laps: list[Lap], meter: Meter | None = None, prices: Prices = PRICES) -> list[float]:
+def cumulative_dollars(
+    laps: list[Lap], meter: Meter | None = None, prices: Prices = PRICES
+) -> list[float]:
     """The bill so far after each lap, in dollars with caching. Example: [0.0021, 0.0030, 0.0041, ...]"""
     total, found = 0.0, []
     for one in lap_bills(laps, prices, meter):
@@ -78,7 +119,9 @@ def cumulative_dollars(laps: list[Lap], meter: Meter | None = None, prices: Pric
     return found
 
 
-def break_even_lap(strategy_laps: list[Lap], full_laps: list[Lap], meter: Meter | None = None) -> int | None:
+def break_even_lap(
+    strategy_laps: list[Lap], full_laps: list[Lap], meter: Meter | None = None
+) -> int | None:
     """The first lap from which the strategy's bill so far is at or below full history's, to the end of the
     shorter run; None if it never gets there. Example: full history cheaper until lap 27, then dearer -> 27
     """
@@ -95,7 +138,7 @@ def break_even_lap(strategy_laps: list[Lap], full_laps: list[Lap], meter: Meter 
 
 # ---- the race: every strategy's bill, lap by lap, against full history's ----------------------------
 
-RACE_FILLERS = 160            # about 180 laps: long enough for compaction to pay back
+RACE_FILLERS = 160  # about 180 laps: long enough for compaction to pay back
 
 
 @dataclass
@@ -104,21 +147,34 @@ class SessionBill:
 
     name: str
     run: Run
-    dollars: list[float]          # the bill so far after each lap, with caching
-    break_even: int | None        # None: still dearer than full history at the end of the shorter run
+    dollars: list[float]  # the bill so far after each lap, with caching
+    break_even: int | None  # None: still dearer than full history at the end of the shorter run
 
 
-def bill_race(strategies: dict[str, tuple[Strategy, int]], fillers: int = RACE_FILLERS,
-              meter: Meter | None = None) -> list[SessionBill]:
+def bill_race(
+    strategies: dict[str, tuple[Strategy, int]],
+    fillers: int = RACE_FILLERS,
+    meter: Meter | None = None,
+) -> list[SessionBill]:
     """Full history (on a desk that never overflows) and each ``{name: (strategy, window)}``, on the long
     session with ``fillers`` extra modules, each billed lap by lap. The first row is full history."""
     meter = meter or Meter()
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         tools = long_workspace(Path(folder) / "workspace", fillers)
-        for name, (strategy, window) in {"full history": (FullHistory(), BIG_WINDOW), **strategies}.items():
-            run = run_agent(LONG_TASK.request, DeskModel(window=window, meter=meter), tools=Toolbox(tools),
-                            context=strategy, remarks=LONG_TASK.remarks, meter=meter, max_laps=4 * fillers)
+        for name, (strategy, window) in {
+            "full history": (FullHistory(), BIG_WINDOW),
+            **strategies,
+        }.items():
+            run = run_agent(
+                LONG_TASK.request,
+                DeskModel(window=window, meter=meter),
+                tools=Toolbox(tools),
+                context=strategy,
+                remarks=LONG_TASK.remarks,
+                meter=meter,
+                max_laps=4 * fillers,
+            )
             rows.append(SessionBill(name, run, cumulative_dollars(run.laps, meter), None))
     for row in rows[1:]:
         row.break_even = break_even_lap(row.run.laps, rows[0].run.laps, meter)

@@ -30,7 +30,7 @@ from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
 from stage.offline import DeskModel
 
-PREFIX = "claude-stand-in-"       # the name the SDK sends; "claude-" so describe_model calls it Claude
+PREFIX = "claude-stand-in-"  # the name the SDK sends; "claude-" so describe_model calls it Claude
 
 
 class Misbehaving:
@@ -44,16 +44,24 @@ class Misbehaving:
         self.name, self.window, self.seed = PREFIX + self.kind, window, seed
         self.turn = 0
 
-    def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
+    def reply(
+        self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024
+    ) -> Reply:
         sent = self.meter.total(messages, system=system, tools=tools)
-        if sent > self.window:                       # the wall is the same for every model
+        if sent > self.window:  # the wall is the same for every model
             raise ContextOverflow(sent, self.window)
-        self.turn = 1 + sum(m["role"] == "assistant" for m in messages)   # from the context, not a counter
+        self.turn = 1 + sum(
+            m["role"] == "assistant" for m in messages
+        )  # from the context, not a counter
         wanted = self.misbehave(system, messages, tools)
         if wanted is None:
             return self.desk.reply(system, self.cleaned(messages), tools, max_tokens)
         content, stop = wanted
-        return Reply(content, stop, {"input_tokens": sent, "output_tokens": self.meter.text(json.dumps(content))})
+        return Reply(
+            content,
+            stop,
+            {"input_tokens": sent, "output_tokens": self.meter.text(json.dumps(content))},
+        )
 
     def misbehave(self, system, messages, tools) -> tuple[list[dict], str] | None:
         """The blocks and stop reason to send instead of the desk model's, or None to let it move."""
@@ -70,8 +78,12 @@ class Misbehaving:
         return reply.content, reply.stop_reason
 
     def tool_call(self, name: str, tool_input, note: str = "") -> tuple[list[dict], str]:
-        call = {"type": "tool_use", "id": f"toolu_{self.kind.replace('-', '_')}_{self.turn}_{name[:20]}",
-                "name": name, "input": tool_input}
+        call = {
+            "type": "tool_use",
+            "id": f"toolu_{self.kind.replace('-', '_')}_{self.turn}_{name[:20]}",
+            "name": name,
+            "input": tool_input,
+        }
         return ([{"type": "text", "text": note}] if note else []) + [call], "tool_use"
 
 
@@ -93,11 +105,16 @@ def retarget(content: list[dict], target: str | None) -> list[dict]:
     """The blocks with every run_sql call aimed at ``target``."""
     if target is None:
         return content
-    return [{**b, "input": {**b["input"], "target": target}} if b.get("type") == "tool_use" and b["name"] == "run_sql"
-            else b for b in content]
+    return [
+        {**b, "input": {**b["input"], "target": target}}
+        if b.get("type") == "tool_use" and b["name"] == "run_sql"
+        else b
+        for b in content
+    ]
 
 
 # ---- the misbehaviours ------------------------------------------------------------------------------
+
 
 class AnswersAtOnce(Misbehaving):
     kind = "answers-at-once"
@@ -115,22 +132,25 @@ class NeverStops(Misbehaving):
         content, stop = self.desk_move(system, messages, tools)
         if stop == "tool_use":
             return content, stop
-        names = {t.get("name") for t in tools}           # it would have answered: look at something again
+        names = {t.get("name") for t in tools}  # it would have answered: look at something again
         if "list_files" in names:
             return self.tool_call("list_files", {}, "Let me check the files once more.")
         return self.tool_call(tools[0]["name"], {}, "One more look.")
 
 
-BAD_CALLS = [   # (tool, input): each must come back as an error result
-    ("drop_database", {"name": "users"}),                       # an unknown tool
-    ("read_file", {"path": 42}),                                # a wrong type
-    ("read_file", {}),                                          # a missing field
-    ("read_file", {"path": "app/auth.py", "mode": "rw"}),       # an extra field
-    ("read_file", {"path": "app/auth.py\x00.txt"}),             # a NUL byte
-    ("list_files", {"path": ["app", "migrations"]}),            # another wrong type
-    ("run_sql", {"target": "staging", "statement": ["UPDATE users"]}),   # a statement that is not text
-    ("run_sql", {"target": "the moon", "statement": "SELECT 1;"}),       # a target that does not exist
-    ("search", {"text": "x" * 25_000}),                         # a huge string
+BAD_CALLS = [  # (tool, input): each must come back as an error result
+    ("drop_database", {"name": "users"}),  # an unknown tool
+    ("read_file", {"path": 42}),  # a wrong type
+    ("read_file", {}),  # a missing field
+    ("read_file", {"path": "app/auth.py", "mode": "rw"}),  # an extra field
+    ("read_file", {"path": "app/auth.py\x00.txt"}),  # a NUL byte
+    ("list_files", {"path": ["app", "migrations"]}),  # another wrong type
+    (
+        "run_sql",
+        {"target": "staging", "statement": ["UPDATE users"]},
+    ),  # a statement that is not text
+    ("run_sql", {"target": "the moon", "statement": "SELECT 1;"}),  # a target that does not exist
+    ("search", {"text": "x" * 25_000}),  # a huge string
 ]
 
 
@@ -151,7 +171,7 @@ class BadCalls(Misbehaving):
             content = message["content"]
             if isinstance(content, list) and any(mine(b) for b in content):
                 if message["role"] == "assistant":
-                    continue                                  # our whole bad turn goes
+                    continue  # our whole bad turn goes
                 content = [b for b in content if not mine(b)]
                 if not content:
                     continue
@@ -169,9 +189,17 @@ class EmptySummary(Misbehaving):
 class OversizedSummary(Misbehaving):
     kind = "oversized-summary"
 
-    def __init__(self, window: int = 5000, meter: Meter | None = None, seed: int = 15, desk_size: int | None = None):
+    def __init__(
+        self,
+        window: int = 5000,
+        meter: Meter | None = None,
+        seed: int = 15,
+        desk_size: int | None = None,
+    ):
         super().__init__(window, meter, seed)
-        self.desk_size = desk_size or window     # behind the server the desk is the client's, so it is told
+        self.desk_size = (
+            desk_size or window
+        )  # behind the server the desk is the client's, so it is told
 
     def misbehave(self, system, messages, tools):
         if tools:
@@ -203,26 +231,43 @@ class RandomChoices(Misbehaving):
     kind = "random"
 
     def misbehave(self, system, messages, tools):
-        digest = hashlib.sha1(json.dumps([self.seed, system, messages, tools], sort_keys=True,
-                                         default=str).encode()).hexdigest()
+        digest = hashlib.sha1(
+            json.dumps([self.seed, system, messages, tools], sort_keys=True, default=str).encode()
+        ).hexdigest()
         rng = random.Random(digest)
-        if not tools:                       # a summary: the desk model's, cut at a random length
+        if not tools:  # a summary: the desk model's, cut at a random length
             text = self.desk.reply(system, messages, tools).text
-            return say(text[:rng.randint(0, len(text))])
+            return say(text[: rng.randint(0, len(text))])
         roll = rng.random()
         if roll < 0.15:
             return say("I think I am done.")
         if roll < 0.45:
             tool = rng.choice(tools)
             fields = tool.get("input_schema", {}).get("properties", {})
-            guess = {key: rng.choice(spec.get("enum") or ["app/auth.py", "migrations/", "FIXME", "SELECT 1;"])
-                     for key, spec in fields.items() if rng.random() < 0.8}
+            guess = {
+                key: rng.choice(
+                    spec.get("enum") or ["app/auth.py", "migrations/", "FIXME", "SELECT 1;"]
+                )
+                for key, spec in fields.items()
+                if rng.random() < 0.8
+            }
             return self.tool_call(tool["name"], guess, "Let me try this.")
         return None
 
 
-KINDS = {cls.kind: cls for cls in (AnswersAtOnce, NeverStops, BadCalls, EmptySummary, OversizedSummary,
-                                   IgnoresTheRule, ObeysUnseen, RandomChoices)}
+KINDS = {
+    cls.kind: cls
+    for cls in (
+        AnswersAtOnce,
+        NeverStops,
+        BadCalls,
+        EmptySummary,
+        OversizedSummary,
+        IgnoresTheRule,
+        ObeysUnseen,
+        RandomChoices,
+    )
+}
 
 
 def model_named(name: str, window: int, meter: Meter | None = None, desk_size: int = 5000):

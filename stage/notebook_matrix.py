@@ -24,9 +24,10 @@ from stage.misbehaving import KINDS, PREFIX
 from stage.standin_server import SDK_ENV, TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
-    sorted((ROOT / "exercises" / "solutions").glob("[0-9][0-9]_*.ipynb"))
-DESK = "claude-haiku-5-5"          # any name outside the misbehaving ones gets the desk model
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted(
+    (ROOT / "exercises" / "solutions").glob("[0-9][0-9]_*.ipynb")
+)
+DESK = "claude-haiku-5-5"  # any name outside the misbehaving ones gets the desk model
 MODELS = [DESK] + [PREFIX + kind for kind in KINDS]
 
 
@@ -50,12 +51,22 @@ def label(path: Path) -> str:
 
 def kernel_env(server_url: str, model_name: str, home: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in SDK_ENV}
-    env.update({"ANTHROPIC_API_KEY": TEST_KEY, "ANTHROPIC_BASE_URL": server_url, "CONTEXT_DESK_MODEL": model_name,
-                "HOME": home, "TMPDIR": home, "NO_PROXY": "127.0.0.1,localhost"})
+    env.update(
+        {
+            "ANTHROPIC_API_KEY": TEST_KEY,
+            "ANTHROPIC_BASE_URL": server_url,
+            "CONTEXT_DESK_MODEL": model_name,
+            "HOME": home,
+            "TMPDIR": home,
+            "NO_PROXY": "127.0.0.1,localhost",
+        }
+    )
     return env
 
 
-def execute(path: Path, server, model_name: str, timeout: int = 300, keep: Path | None = None) -> NotebookRun:
+def execute(
+    path: Path, server, model_name: str, timeout: int = 300, keep: Path | None = None
+) -> NotebookRun:
     """Run one notebook to its end against ``server`` as ``model_name``; never raises for a cell's error.
 
     ``keep`` is a folder to write the executed notebook into (to read what it printed).
@@ -64,8 +75,13 @@ def execute(path: Path, server, model_name: str, timeout: int = 300, keep: Path 
     before, counted_before = len(server.requests), server.count("/count_tokens")
     notebook = nbformat.read(path, as_version=4)
     with tempfile.TemporaryDirectory(prefix="desk-home-") as home:
-        client = NotebookClient(notebook, timeout=timeout, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": str(path.parent)}})
+        client = NotebookClient(
+            notebook,
+            timeout=timeout,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(path.parent)}},
+        )
         start = time.perf_counter()
         client.execute(env=kernel_env(server.url, model_name, home))
         record.seconds = time.perf_counter() - start
@@ -84,7 +100,9 @@ def execute(path: Path, server, model_name: str, timeout: int = 300, keep: Path 
 def summary(runs: list[NotebookRun]) -> str:
     """One line: how many notebook runs, how many clean, and the requests the server answered."""
     clean = sum(r.clean for r in runs)
-    return (f"notebook matrix: {len(runs)} runs ({len({r.notebook for r in runs})} notebooks x "
-            f"{len({r.model for r in runs})} models), {clean} clean, {len(runs) - clean} with errors; "
-            f"{sum(r.requests for r in runs):,} requests through the SDK "
-            f"({sum(r.counted for r in runs)} count_tokens), {sum(r.seconds for r in runs):.0f} s")
+    return (
+        f"notebook matrix: {len(runs)} runs ({len({r.notebook for r in runs})} notebooks x "
+        f"{len({r.model for r in runs})} models), {clean} clean, {len(runs) - clean} with errors; "
+        f"{sum(r.requests for r in runs):,} requests through the SDK "
+        f"({sum(r.counted for r in runs)} count_tokens), {sum(r.seconds for r in runs):.0f} s"
+    )

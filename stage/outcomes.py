@@ -26,11 +26,15 @@ def how_it_ended(run: Run) -> str:
     """One sentence on why the run stopped. Example: -> "It hit the wall at lap 10: Context overflow: ..." """
     last = len(run.laps)
     if run.stopped == "answered":
-        return f"It answered at lap {last}" + (" without calling a single tool." if last == 1 else ".")
+        return f"It answered at lap {last}" + (
+            " without calling a single tool." if last == 1 else "."
+        )
     if run.stopped == "overflow":
         return f"It hit the wall at lap {last}: the request no longer fit the window, and the run stopped mid-task."
     if run.stopped == "compaction_failed":
-        why = run.problem.split(". ")[0].rstrip(".")        # "The summary call failed 3 times in a row (...)"
+        why = run.problem.split(". ")[0].rstrip(
+            "."
+        )  # "The summary call failed 3 times in a row (...)"
         return f"It stopped at lap {last}: {why[:1].lower()}{why[1:]}."
     if run.stopped == "piece_failed":
         return f"It stopped at lap {last} because a piece the class wrote failed: {run.problem}"
@@ -44,8 +48,16 @@ def fix_lap(run: Run) -> Lap | None:
     if not run.toolbox.sql_log:
         return None
     target = run.toolbox.sql_log[-1]["target"]
-    return next((lap for lap in reversed(run.laps)
-                 if any(a.startswith(f"run_sql {target} ") or a == f"run_sql {target}" for a in lap.actions)), None)
+    return next(
+        (
+            lap
+            for lap in reversed(run.laps)
+            if any(
+                a.startswith(f"run_sql {target} ") or a == f"run_sql {target}" for a in lap.actions
+            )
+        ),
+        None,
+    )
 
 
 def where_the_fix_went(run: Run, rule: str | None = None) -> str:
@@ -57,12 +69,17 @@ def where_the_fix_went(run: Run, rule: str | None = None) -> str:
         return "No fix was applied: the agent never ran any SQL."
     entry, lap = run.toolbox.sql_log[-1], fix_lap(run)
     flag = " (flagged)" if entry["flagged"] else ""
-    sentence = f"The fix went to {entry['target']}{flag}" + (f", at lap {lap.number}" if lap else "")
+    sentence = f"The fix went to {entry['target']}{flag}" + (
+        f", at lap {lap.number}" if lap else ""
+    )
     if rule is None or lap is None:
         return sentence + "."
     zone = where_on_desk(lap, rule)
-    return sentence + (f"; the rule was on that lap's desk (in the {zone})." if zone
-                       else "; the rule was not on that lap's desk.")
+    return sentence + (
+        f"; the rule was on that lap's desk (in the {zone})."
+        if zone
+        else "; the rule was not on that lap's desk."
+    )
 
 
 def what_became_of(rule: str, run: Run) -> str:
@@ -79,7 +96,11 @@ def what_became_of(rule: str, run: Run) -> str:
     if not gone:
         return sentence + " to the end."
     back = any(n > gone[0] for n in on)
-    return sentence + f"; it left at lap {gone[0]}" + (", and came back later." if back else " and never came back.")
+    return (
+        sentence
+        + f"; it left at lap {gone[0]}"
+        + (", and came back later." if back else " and never came back.")
+    )
 
 
 def what_became_of_decision(decision, run: Run) -> str:
@@ -108,10 +129,12 @@ def one_line(message: dict, width: int = 72) -> str:
     """
     calls = tool_uses(message)
     if calls:
-        return "calls " + ", ".join(f"{c['name']} {' '.join(map(str, c['input'].values()))}".strip() for c in calls)
+        return "calls " + ", ".join(
+            f"{c['name']} {' '.join(map(str, c['input'].values()))}".strip() for c in calls
+        )
     results = tool_results(message)
     if results:
         lines = result_text(results[0]).splitlines() or [""]
-        return f"result, {len(lines)} lines: " + " ".join(lines[0].split())[:max(10, width - 24)]
+        return f"result, {len(lines)} lines: " + " ".join(lines[0].split())[: max(10, width - 24)]
     first = (text_of(message).strip().splitlines() or [""])[0]
     return first if len(first) <= width else first[:width] + "..."

@@ -18,11 +18,11 @@ from __future__ import annotations
 from html import escape
 from typing import NamedTuple
 
-PAGE = "#FFFFFF"          # every picture is drawn on white
-INK = "#222222"           # words
-MUTED = "#595959"         # secondary words (7:1 on white)
-WALL = "#C00000"          # the window, the threshold, an overflow, a FAIL: the red of a wall
-GOOD = "#006400"          # still on the desk, a PASS
+PAGE = "#FFFFFF"  # every picture is drawn on white
+INK = "#222222"  # words
+MUTED = "#595959"  # secondary words (7:1 on white)
+WALL = "#C00000"  # the window, the threshold, an overflow, a FAIL: the red of a wall
+GOOD = "#006400"  # still on the desk, a PASS
 
 
 class Zone(NamedTuple):
@@ -41,10 +41,10 @@ ZONES = {
     "cleared": Zone("#555555", "cleared result", ".."),
     "middle": Zone("#7A6A00", "middle", "++"),
 }
-FIXED = Zone("#888888", "system + tools", "|")     # on the desk every lap, before any message
-MEMORY = Zone("#3A6EA5", "CLAUDE.md", "--")        # the notebook beside the desk (lesson 05)
+FIXED = Zone("#888888", "system + tools", "|")  # on the desk every lap, before any message
+MEMORY = Zone("#3A6EA5", "CLAUDE.md", "--")  # the notebook beside the desk (lesson 05)
 
-EVENTS = {                # lap kind -> (marker, colour, words): the shape alone names the event
+EVENTS = {  # lap kind -> (marker, colour, words): the shape alone names the event
     "drop": ("<", "#AD5000", "dropped oldest"),
     "compact": ("v", "#007A5A", "compacted"),
     "fold": ("D", "#007A5A", "folded"),
@@ -74,10 +74,11 @@ SERIES = [
 
 # ---- measuring colours -------------------------------------------------------------------------------
 
+
 def rgb(colour: str) -> tuple[float, float, float]:
     """Example: rgb("#FF8000") -> (1.0, 0.502, 0.0)"""
     value = colour.lstrip("#")
-    return tuple(int(value[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    return tuple(int(value[i : i + 2], 16) / 255 for i in (0, 2, 4))
 
 
 def hex_of(channels) -> str:
@@ -107,9 +108,11 @@ def contrast(colour: str, background: str = PAGE) -> float:
 
 
 # Machado, Oliveira & Fernandes (2009), full deuteranopia, applied to linear RGB.
-DEUTERANOPIA = ((0.367322, 0.860646, -0.227968),
-                (0.280085, 0.672501, 0.047413),
-                (-0.011820, 0.042940, 0.968881))
+DEUTERANOPIA = (
+    (0.367322, 0.860646, -0.227968),
+    (0.280085, 0.672501, 0.047413),
+    (-0.011820, 0.042940, 0.968881),
+)
 
 
 def simulate(colour: str, vision: str) -> str:
@@ -128,7 +131,11 @@ def simulate(colour: str, vision: str) -> str:
 
 # ---- verdicts -----------------------------------------------------------------------------------------
 
-VERDICTS = {True: ("✔", "PASS", GOOD), False: ("✘", "FAIL", WALL), None: ("○", "Not done yet", MUTED)}
+VERDICTS = {
+    True: ("✔", "PASS", GOOD),
+    False: ("✘", "FAIL", WALL),
+    None: ("○", "Not done yet", MUTED),
+}
 
 
 def verdict_line(passed: bool | None, words: str, colour: bool = True) -> str:
@@ -153,6 +160,8 @@ def verdict_bundle(passed: bool | None, words: str) -> dict:
     Example: verdict_bundle(False, "the rule fell off")["text/plain"] -> "✘ FAIL: the rule fell off"
     """
     symbol, word, ink = VERDICTS[passed]
-    html = (f"<div style='font-size:16px; line-height:1.4'><span style='color:{ink}; font-weight:bold'>"
-            f"{symbol} {word}</span>: {escape(words)}</div>")
+    html = (
+        f"<div style='font-size:16px; line-height:1.4'><span style='color:{ink}; font-weight:bold'>"
+        f"{symbol} {word}</span>: {escape(words)}</div>"
+    )
     return {"text/html": html, "text/plain": verdict_line(passed, words, colour=False)}

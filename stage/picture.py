@@ -26,13 +26,33 @@ from harness.laps import Lap
 from harness.model import CLASS_WINDOW
 from harness.tokens import Meter
 from stage.palette import INK
-from stage.plots import (DPI, FONT, TITLE, default_meter, desk_blocks, desk_frame, desk_words, end_labels,
-                         line_ends, plot_frame, plot_legend, plot_lines, round_up, update_desk, update_lines,
-                         visibility_lines)
+from stage.plots import (
+    DPI,
+    FONT,
+    TITLE,
+    default_meter,
+    desk_blocks,
+    desk_frame,
+    desk_words,
+    end_labels,
+    line_ends,
+    plot_frame,
+    plot_legend,
+    plot_lines,
+    round_up,
+    update_desk,
+    update_lines,
+    visibility_lines,
+)
 
-WIDTH, HEIGHT = 600, 480            # pixels at scale 1
-PLOT = (0.14, 0.50, 0.68, 0.42)   # the token plot's axes, as fractions of the picture: left, bottom, width, height
-DESK = (0.015, 0.0, 0.97, 0.405)    # the desk view's axes
+WIDTH, HEIGHT = 600, 480  # pixels at scale 1
+PLOT = (
+    0.14,
+    0.50,
+    0.68,
+    0.42,
+)  # the token plot's axes, as fractions of the picture: left, bottom, width, height
+DESK = (0.015, 0.0, 0.97, 0.405)  # the desk view's axes
 
 
 class Picture:
@@ -41,8 +61,15 @@ class Picture:
     Example: Picture(rule=task.rule).png(run.laps, 5) -> laps 1-5 on the plot, the desk as sent at lap 5.
     """
 
-    def __init__(self, threshold: int | None = None, rule: str | None = None, request: str | None = None,
-                 meter: Meter | None = None, label: str = "", scale: float = 1.0):
+    def __init__(
+        self,
+        threshold: int | None = None,
+        rule: str | None = None,
+        request: str | None = None,
+        meter: Meter | None = None,
+        label: str = "",
+        scale: float = 1.0,
+    ):
         self.threshold, self.rule, self.request, self.label = threshold, rule, request, label
         self.meter = meter or default_meter()
         self.figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI * scale)
@@ -57,7 +84,7 @@ class Picture:
     def scale(self, value: float):
         if value != self.scale:
             self.figure.set_dpi(DPI * value)
-            self._layout = None                      # everything is drawn again, bigger
+            self._layout = None  # everything is drawn again, bigger
 
     def png(self, laps: list[Lap], shown: int) -> bytes:
         """Lap ``shown`` of ``laps`` (0: nothing sent yet). ``laps`` (all known so far) sets the axes."""
@@ -80,7 +107,7 @@ class Picture:
     def _show(self, laps: list[Lap], shown: int) -> list:
         """The lap's own artists -- made once per background, moved to this lap -- in drawing order."""
         update_lines(self._lines, laps[:shown])
-        if not shown:                      # nothing sent yet: an empty plot, an empty desk
+        if not shown:  # nothing sent yet: an empty plot, an empty desk
             for artist in self._labels + self._desk:
                 artist.set_visible(False)
             return self._lines
@@ -91,9 +118,11 @@ class Picture:
             label.y = end[0]
             label.set_visible(True)
         if not self._desk:
-            self._desk = desk_blocks(self.desk_ax, laps[shown - 1], self.meter, zones=self._layout.zones)
+            self._desk = desk_blocks(
+                self.desk_ax, laps[shown - 1], self.meter, zones=self._layout.zones
+            )
         for artist in self._desk:
-            artist.set_visible(True)                # update_desk hides the notice pointer when there is none
+            artist.set_visible(True)  # update_desk hides the notice pointer when there is none
         update_desk(self._desk, laps[shown - 1], self.meter)
         return self._lines + self._labels + self._desk
 
@@ -105,18 +134,32 @@ class Picture:
         self.figure.clear()
         self.plot_ax, self.desk_ax = self.figure.add_axes(PLOT), self.figure.add_axes(DESK)
         run = {self.label: laps}
-        self._lines = plot_lines(self.plot_ax, run)         # the legend reads them; the background leaves them out
+        self._lines = plot_lines(
+            self.plot_ax, run
+        )  # the legend reads them; the background leaves them out
         plot_frame(self.plot_ax, layout.window, self.threshold)
         self.plot_ax.set_xlabel("")
-        self.plot_ax.annotate("lap", (1, 0), xycoords="axes fraction", xytext=(7, -5), textcoords="offset points",
-                              va="top", fontsize=FONT, color=INK)
+        self.plot_ax.annotate(
+            "lap",
+            (1, 0),
+            xycoords="axes fraction",
+            xytext=(7, -5),
+            textcoords="offset points",
+            va="top",
+            fontsize=FONT,
+            color=INK,
+        )
         self.plot_ax.set_xlim(0.5, layout.laps_room + 0.5)
         self.plot_ax.set_ylim(0, layout.tokens_room)
         plot_legend(self.plot_ax, run)
         fixed = end_labels(self.plot_ax, line_ends({}, layout.window, self.threshold))
         if self.label:
-            self.figure.text(PLOT[0], 0.995, self.label, va="top", fontsize=TITLE, fontweight="bold", color=INK)
-        desk_frame(self.desk_ax, layout.window, layout.desk_room, self.threshold, layout.zones, lines=2)
+            self.figure.text(
+                PLOT[0], 0.995, self.label, va="top", fontsize=TITLE, fontweight="bold", color=INK
+            )
+        desk_frame(
+            self.desk_ax, layout.window, layout.desk_room, self.threshold, layout.zones, lines=2
+        )
         desk_words(self.desk_ax, words, self.threshold)
         for artist in self._lines:
             artist.set_visible(False)
@@ -135,21 +178,33 @@ class _Layout:
     threshold: int | None
     label: str
     scale: float
-    kinds: frozenset            # which markers the legend names
-    zones: frozenset            # which zones the key names
-    words: tuple                # the visibility lines
-    laps_room: int              # the plot's x axis, in laps
-    tokens_room: float          # its y axis, in tokens
-    desk_room: float            # the desk's drawn length, in tokens
+    kinds: frozenset  # which markers the legend names
+    zones: frozenset  # which zones the key names
+    words: tuple  # the visibility lines
+    laps_room: int  # the plot's x axis, in laps
+    tokens_room: float  # its y axis, in tokens
+    desk_room: float  # the desk's drawn length, in tokens
 
     @classmethod
-    def of(cls, laps: list[Lap], words: list[str], threshold: int | None, label: str, scale: float) -> "_Layout":
+    def of(
+        cls, laps: list[Lap], words: list[str], threshold: int | None, label: str, scale: float
+    ) -> "_Layout":
         window = laps[0].window if laps else CLASS_WINDOW
-        highest = max([lap.raw_tokens for lap in laps] + [lap.assembled_tokens for lap in laps] + [window])
-        return cls(window, threshold, label, scale, frozenset(lap.kind for lap in laps),
-                   frozenset(zone for lap in laps for zone in lap.zones), tuple(words),
-                   round_up(len(laps) + 1, 5), round_up(highest * 1.08, window / 2),
-                   max([window] + [lap.assembled_tokens for lap in laps]) * 1.02)
+        highest = max(
+            [lap.raw_tokens for lap in laps] + [lap.assembled_tokens for lap in laps] + [window]
+        )
+        return cls(
+            window,
+            threshold,
+            label,
+            scale,
+            frozenset(lap.kind for lap in laps),
+            frozenset(zone for lap in laps for zone in lap.zones),
+            tuple(words),
+            round_up(len(laps) + 1, 5),
+            round_up(highest * 1.08, window / 2),
+            max([window] + [lap.assembled_tokens for lap in laps]) * 1.02,
+        )
 
 
 def encode_png(canvas: FigureCanvasAgg) -> bytes:
@@ -159,11 +214,15 @@ def encode_png(canvas: FigureCanvasAgg) -> bytes:
     mostly flat colour, so plain deflate packs it as small.
     """
     width, height = canvas.get_width_height(physical=True)
-    rows = np.zeros((height, 1 + 3 * width), np.uint8)          # each row starts with filter 0: none
+    rows = np.zeros((height, 1 + 3 * width), np.uint8)  # each row starts with filter 0: none
     rows[:, 1:] = np.asarray(canvas.buffer_rgba())[:, :, :3].reshape(height, -1)
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)   # 8-bit RGB, no interlace
-    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
-            + _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + _png_chunk(b"IEND", b""))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:

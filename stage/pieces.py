@@ -34,14 +34,18 @@ class Piece:
 
     lesson: str
     reference: Callable
-    example: Callable[[Callable], object]     # calls the piece on a tiny input
+    example: Callable[[Callable], object]  # calls the piece on a tiny input
 
 
 def _tiny_history() -> list[dict]:
     call = {"type": "tool_use", "id": "t1", "name": "list_files", "input": {}}
     result = {"type": "tool_result", "tool_use_id": "t1", "content": "app/auth.py"}
-    return [user("Find the bug."), assistant([call]), {"role": "user", "content": [result]},
-            assistant([{"type": "text", "text": "Done."}])]
+    return [
+        user("Find the bug."),
+        assistant([call]),
+        {"role": "user", "content": [result]},
+        assistant([{"type": "text", "text": "Done."}]),
+    ]
 
 
 class _EchoModel:
@@ -51,6 +55,7 @@ class _EchoModel:
 
     def reply(self, system, messages, tools, max_tokens=1024):
         from harness.model import Reply
+
         return Reply([{"type": "text", "text": "Hello."}], "end_turn")
 
 
@@ -74,10 +79,16 @@ def bare_loop(request: str, model, tools, laps: int = 40) -> list[dict]:
 
 
 PIECES = {
-    "bare_loop": Piece("01", bare_loop, lambda piece: piece("Say hello.", _EchoModel(), _NoTools(), 1)),
-    "keep_newest": Piece("02", keep_newest, lambda piece: piece(_tiny_history(), 10_000, lambda m: 10)),
+    "bare_loop": Piece(
+        "01", bare_loop, lambda piece: piece("Say hello.", _EchoModel(), _NoTools(), 1)
+    ),
+    "keep_newest": Piece(
+        "02", keep_newest, lambda piece: piece(_tiny_history(), 10_000, lambda m: 10)
+    ),
     "three_zones": Piece("03", three_zones, lambda piece: piece(_tiny_history(), 1)),
-    "fold": Piece("04", fold, lambda piece: piece("Goal: find the bug.", _tiny_history()[1:3], lambda p: "ok")),
+    "fold": Piece(
+        "04", fold, lambda piece: piece("Goal: find the bug.", _tiny_history()[1:3], lambda p: "ok")
+    ),
     "load_claude_md": Piece("05", load_claude_md, _with_memory_file),
 }
 _said: dict[str, tuple] = {}
@@ -101,15 +112,21 @@ def class_piece(name: str, namespace: dict, quiet: bool = False) -> Callable:
 def _choose(name: str, piece: Piece, mine) -> tuple[Callable, str]:
     reference = f"the harness's own `{name}`"
     if mine is None or mine is piece.reference:
-        return piece.reference, f"The build cell for `{name}` was not run: the runs below use {reference}."
+        return (
+            piece.reference,
+            f"The build cell for `{name}` was not run: the runs below use {reference}.",
+        )
     if not callable(mine):
-        return piece.reference, (f"`{name}` is a {type(mine).__name__}, not a function: "
-                                 f"the runs below use {reference}.")
+        return piece.reference, (
+            f"`{name}` is a {type(mine).__name__}, not a function: the runs below use {reference}."
+        )
     try:
         piece.example(mine)
     except NotImplementedError:
         return piece.reference, f"Your `{name}` is not written yet: the runs below use {reference}."
-    except Exception as problem:            # noqa: BLE001 -- a wrong piece is the lesson's business, not a crash
-        return mine, (f"Using your `{name}`, but it failed on a tiny example ({type(problem).__name__}: "
-                       f"{problem}): the runs below will stop where it fails.")
+    except Exception as problem:  # noqa: BLE001 -- a wrong piece is the lesson's business, not a crash
+        return mine, (
+            f"Using your `{name}`, but it failed on a tiny example ({type(problem).__name__}: "
+            f"{problem}): the runs below will stop where it fails."
+        )
     return mine, f"Using your `{name}`: every run below is drawn from it."

@@ -36,15 +36,16 @@ from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from stage.palette import EVENTS, FIXED, GOOD, INK, MUTED, SERIES, WALL, ZONES
 
-FONT = 15                       # points; at 72 dpi, pixels: legends, ticks, labels, the desk's words
-TITLE = 17                      # headlines and titles
+FONT = 15  # points; at 72 dpi, pixels: legends, ticks, labels, the desk's words
+TITLE = 17  # headlines and titles
 DPI = 72
-SINGLE = SERIES[0]              # one run alone: blue
+SINGLE = SERIES[0]  # one run alone: blue
 # Kept for old imports: the green of "still on the desk".
 OK_GREEN = GOOD
 
 
 # ---- 1. the token plot ------------------------------------------------------------------------------
+
 
 def plot_tokens(laps_by_label, window: int | None = None, threshold: int | None = None, ax=None):
     """Raw-history tokens (dashed) and assembled-context tokens (solid) per lap, for one run or several.
@@ -57,13 +58,19 @@ def plot_tokens(laps_by_label, window: int | None = None, threshold: int | None 
     ax = ax if ax is not None else _new_axes((11.5, 5.2))
     runs = _as_runs(laps_by_label)
     if threshold is not None and 0 < threshold <= 1:
-        raise ValueError(f"threshold is in tokens (e.g. threshold_tokens(strategy, model) -> 3366), "
-                         f"not a fraction like {threshold}.")
+        raise ValueError(
+            f"threshold is in tokens (e.g. threshold_tokens(strategy, model) -> 3366), "
+            f"not a fraction like {threshold}."
+        )
     window = window or next((laps[0].window for laps in runs.values() if laps), None)
     plot_lines(ax, runs)
     plot_frame(ax, window, threshold)
     every = [lap for laps in runs.values() for lap in laps]
-    highest = max([lap.raw_tokens for lap in every] + [lap.assembled_tokens for lap in every] + [window or 0, 1])
+    highest = max(
+        [lap.raw_tokens for lap in every]
+        + [lap.assembled_tokens for lap in every]
+        + [window or 0, 1]
+    )
     ax.set_ylim(0, highest * (1.15 if any(lap.kind == "overflow" for lap in every) else 1.05))
     end_labels(ax, line_ends(runs, window, threshold))
     make_room_right(ax)
@@ -76,23 +83,68 @@ def plot_lines(ax, runs: dict) -> list:
     drawn, several = [], len(runs) > 1
     for style, (label, laps) in zip(_styles(runs), runs.items()):
         x, suffix = [lap.number for lap in laps], f" — {label}" if several else ""
-        marks = dict(marker=style.marker, markevery=_every(len(laps)), ms=8)   # one run alone: dots on "sent"
-        drawn += ax.plot(x, [lap.raw_tokens for lap in laps], ls=(0, (5, 2.5)), lw=2.5, color=style.colour,
-                         label=f"raw history{suffix}", **(marks if several else {}))
-        drawn += ax.plot(x, [lap.assembled_tokens for lap in laps], lw=4, color=style.colour,
-                         label=f"assembled (sent){suffix}", **(marks if several else {**marks, "ms": 6}))
+        marks = dict(
+            marker=style.marker, markevery=_every(len(laps)), ms=8
+        )  # one run alone: dots on "sent"
+        drawn += ax.plot(
+            x,
+            [lap.raw_tokens for lap in laps],
+            ls=(0, (5, 2.5)),
+            lw=2.5,
+            color=style.colour,
+            label=f"raw history{suffix}",
+            **(marks if several else {}),
+        )
+        drawn += ax.plot(
+            x,
+            [lap.assembled_tokens for lap in laps],
+            lw=4,
+            color=style.colour,
+            label=f"assembled (sent){suffix}",
+            **(marks if several else {**marks, "ms": 6}),
+        )
     every = [lap for laps in runs.values() for lap in laps]
     for kind, (marker, colour, words) in EVENTS.items():
         hits = [lap for lap in every if lap.kind == kind]
         if hits:
-            drawn.append(ax.scatter([h.number for h in hits], [h.assembled_tokens for h in hits],
-                                    marker=marker, s=170, color=colour, edgecolor=INK, zorder=5, label=words))
+            drawn.append(
+                ax.scatter(
+                    [h.number for h in hits],
+                    [h.assembled_tokens for h in hits],
+                    marker=marker,
+                    s=170,
+                    color=colour,
+                    edgecolor=INK,
+                    zorder=5,
+                    label=words,
+                )
+            )
     for lap in (lap for lap in every if lap.kind == "overflow"):
-        drawn.append(ax.scatter([lap.number], [lap.assembled_tokens], marker="X", s=520, color=WALL,
-                                edgecolor="white", zorder=6, label="overflow"))
-        drawn.append(ax.annotate("overflow", (lap.number, lap.assembled_tokens), xytext=(-18, 14),
-                                 textcoords="offset points", ha="right", color=WALL, fontsize=TITLE,
-                                 fontweight="bold", gid="overflow"))
+        drawn.append(
+            ax.scatter(
+                [lap.number],
+                [lap.assembled_tokens],
+                marker="X",
+                s=520,
+                color=WALL,
+                edgecolor="white",
+                zorder=6,
+                label="overflow",
+            )
+        )
+        drawn.append(
+            ax.annotate(
+                "overflow",
+                (lap.number, lap.assembled_tokens),
+                xytext=(-18, 14),
+                textcoords="offset points",
+                ha="right",
+                color=WALL,
+                fontsize=TITLE,
+                fontweight="bold",
+                gid="overflow",
+            )
+        )
     return drawn
 
 
@@ -128,7 +180,9 @@ def plot_frame(ax, window: int | None, threshold: int | None):
     if window:
         ax.axhline(window, color=WALL, lw=3, label=f"window ({window:,})")
     if threshold:
-        ax.axhline(threshold, color=WALL, lw=2.5, ls=(0, (1, 1.2)), label=f"threshold ({threshold:,})")
+        ax.axhline(
+            threshold, color=WALL, lw=2.5, ls=(0, (1, 1.2)), label=f"threshold ({threshold:,})"
+        )
     ax.set_xlabel("lap", fontsize=FONT, loc="right", labelpad=1)
     ax.set_ylabel("tokens", fontsize=FONT)
     ax.tick_params(labelsize=FONT)
@@ -145,19 +199,39 @@ def plot_legend(ax, runs: dict):
     """
     entries = {}
     if len(runs) > 1:
-        entries = {"dashed: raw history": Line2D([], [], ls=(0, (5, 2.5)), lw=2.5, color=MUTED),
-                   "solid: sent": Line2D([], [], lw=4, color=MUTED)}
+        entries = {
+            "dashed: raw history": Line2D([], [], ls=(0, (5, 2.5)), lw=2.5, color=MUTED),
+            "solid: sent": Line2D([], [], lw=4, color=MUTED),
+        }
     handles, labels = ax.get_legend_handles_labels()
-    entries.update({label: handle for label, handle in zip(labels, handles)
-                    if not label.startswith(("raw history", "assembled", "window", "threshold"))})
+    entries.update(
+        {
+            label: handle
+            for label, handle in zip(labels, handles)
+            if not label.startswith(("raw history", "assembled", "window", "threshold"))
+        }
+    )
     if not entries:
         return None
     renderer = _renderer(ax)
     for rows in range(1, len(entries) + 1):
-        legend = ax.legend(entries.values(), entries.keys(), fontsize=FONT, loc="upper left",
-                           ncol=math.ceil(len(entries) / rows), framealpha=1, borderaxespad=0.3, handlelength=1.6,
-                           columnspacing=1.0, handletextpad=0.5, borderpad=0.3)
-        if renderer is None or legend.get_window_extent(renderer).width <= ax.get_window_extent(renderer).width - 8:
+        legend = ax.legend(
+            entries.values(),
+            entries.keys(),
+            fontsize=FONT,
+            loc="upper left",
+            ncol=math.ceil(len(entries) / rows),
+            framealpha=1,
+            borderaxespad=0.3,
+            handlelength=1.6,
+            columnspacing=1.0,
+            handletextpad=0.5,
+            borderpad=0.3,
+        )
+        if (
+            renderer is None
+            or legend.get_window_extent(renderer).width <= ax.get_window_extent(renderer).width - 8
+        ):
             break
     keep_band_clear(ax, legend)
     return legend
@@ -169,7 +243,7 @@ def keep_band_clear(ax, legend):
     if renderer is None:
         return
     box, frame = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
-    band = (frame.y1 - box.y0 + 4) / frame.height            # the part of the height the legend takes
+    band = (frame.y1 - box.y0 + 4) / frame.height  # the part of the height the legend takes
     bottom, top = ax.get_ylim()
     if 0 < band < 0.6:
         ax.set_ylim(bottom, bottom + (top - bottom) / (1 - band))
@@ -185,11 +259,25 @@ def line_ends(runs: dict, window: int | None = None, threshold: int | None = Non
     for style, (label, laps) in zip(_styles(runs), runs.items()):
         if not laps:
             continue
-        suffix = f" — {label}" if several else ""       # several runs: the run's name on its "sent" line
-        ends.append((laps[-1].raw_tokens, "raw" if several else "raw history", style.colour,
-                     f"raw history{suffix}", False))
-        ends.append((laps[-1].assembled_tokens, _shorten(label, 20) if several else "sent", style.colour,
-                     f"assembled (sent){suffix}", False))
+        suffix = f" — {label}" if several else ""  # several runs: the run's name on its "sent" line
+        ends.append(
+            (
+                laps[-1].raw_tokens,
+                "raw" if several else "raw history",
+                style.colour,
+                f"raw history{suffix}",
+                False,
+            )
+        )
+        ends.append(
+            (
+                laps[-1].assembled_tokens,
+                _shorten(label, 20) if several else "sent",
+                style.colour,
+                f"assembled (sent){suffix}",
+                False,
+            )
+        )
     if window:
         ends.append((window, "window", WALL, f"window ({window:,})", True))
     if threshold:
@@ -204,11 +292,25 @@ class EndLabel(Annotation):
     of one Axes are placed at draw time, all together (``place``). ``gid`` names the line it labels.
     """
 
-    def __init__(self, group: list, y: float, words: str, colour: str, line: str, fixed: bool = False):
-        super().__init__(words, xy=(1, y), xycoords=("axes fraction", "data"), xytext=(7, 0),
-                         textcoords="offset points", va="center", ha="left", color=colour, fontsize=FONT,
-                         fontweight="bold", annotation_clip=False, clip_on=False, gid=f"label-for:{line}",
-                         linespacing=1.05)
+    def __init__(
+        self, group: list, y: float, words: str, colour: str, line: str, fixed: bool = False
+    ):
+        super().__init__(
+            words,
+            xy=(1, y),
+            xycoords=("axes fraction", "data"),
+            xytext=(7, 0),
+            textcoords="offset points",
+            va="center",
+            ha="left",
+            color=colour,
+            fontsize=FONT,
+            fontweight="bold",
+            annotation_clip=False,
+            clip_on=False,
+            gid=f"label-for:{line}",
+            linespacing=1.05,
+        )
         self.group, self.y, self.fixed = group, y, fixed
         group.append(self)
 
@@ -233,13 +335,17 @@ def place(labels: list, renderer=None) -> None:
         return
     ax = labels[0].axes
     frame, points = ax.get_window_extent(renderer), ax.figure.dpi / 72
-    taken = []                                                  # (bottom, top) in pixels, placed so far
+    taken = []  # (bottom, top) in pixels, placed so far
     for label in sorted(labels, key=lambda label: not label.fixed):
         half = label.get_fontsize() * points * 0.6 * (label.get_text().count("\n") + 1)
         want = min(max(ax.transData.transform((0, label.y))[1], frame.y0 + half), frame.y1 - half)
         tries = [want] + [edge for low, high in taken for edge in (high + half, low - half)]
-        free = [y for y in tries if frame.y0 + half - 1 <= y <= frame.y1 - half + 1
-                and all(y + half <= low or y - half >= high for low, high in taken)]
+        free = [
+            y
+            for y in tries
+            if frame.y0 + half - 1 <= y <= frame.y1 - half + 1
+            and all(y + half <= low or y - half >= high for low, high in taken)
+        ]
         y = min(free, key=lambda y: abs(y - want)) if free and not label.fixed else want
         taken.append((y - half, y + half))
         anchor = ax.transData.transform((0, label.y))[1]
@@ -266,17 +372,23 @@ def threshold_tokens(strategy: Strategy, model) -> int | None:
     """
     if isinstance(strategy, ThreeZoneCompaction) and not isinstance(strategy, RunningSummary):
         return strategy.limit(model)
-    return None            # a running summary folds every few turns, whatever the size
+    return None  # a running summary folds every few turns, whatever the size
 
 
 # ---- 2. the desk view --------------------------------------------------------------------------------
 
-ROW = 1.35                  # a line of text is 1.35 font sizes tall
-BAND = 0.5                  # the blocks run from -BAND to +BAND on the desk's y axis
+ROW = 1.35  # a line of text is 1.35 font sizes tall
+BAND = 0.5  # the blocks run from -BAND to +BAND on the desk's y axis
 
 
-def draw_desk(lap: Lap, rule: str | None = None, request: str | None = None, ax=None,
-              meter: Meter | None = None, threshold: int | None = None):
+def draw_desk(
+    lap: Lap,
+    rule: str | None = None,
+    request: str | None = None,
+    ax=None,
+    meter: Meter | None = None,
+    threshold: int | None = None,
+):
     """One lap's desk: each message sent is a block as wide as its tokens, coloured and hatched by zone.
 
     The system prompt and tool definitions come first (grey); the window is the desk's edge. Two lines
@@ -285,8 +397,14 @@ def draw_desk(lap: Lap, rule: str | None = None, request: str | None = None, ax=
     """
     ax = ax if ax is not None else _new_axes((11.5, 3.0))
     lines = visibility_lines(lap, rule, request)
-    desk_frame(ax, lap.window, max(lap.window, lap.assembled_tokens) * 1.02, threshold, ["fixed", *lap.zones],
-               len(lines))
+    desk_frame(
+        ax,
+        lap.window,
+        max(lap.window, lap.assembled_tokens) * 1.02,
+        threshold,
+        ["fixed", *lap.zones],
+        len(lines),
+    )
     desk_blocks(ax, lap, meter or default_meter())
     desk_words(ax, lines, threshold)
     return ax
@@ -301,23 +419,69 @@ def desk_frame(ax, window: int, room: float, threshold: int | None, zones, lines
     """
     above = 4 + FONT * ROW + 4 + TITLE * ROW
     below = (4 + FONT * ROW if threshold else 0) + 6 + lines * FONT * ROW + FONT * 1.9
-    height = ax.get_position().height * ax.figure.get_figheight() * 72          # the axes' height in points
-    per_unit = max((height - above - below) / (2 * BAND), 36)                   # the blocks at least 36 points tall
+    height = ax.get_position().height * ax.figure.get_figheight() * 72  # the axes' height in points
+    per_unit = max((height - above - below) / (2 * BAND), 36)  # the blocks at least 36 points tall
     ax.set_ylim(-BAND - below / per_unit, BAND + above / per_unit)
     ax.set_xlim(0, room)
     ax.set_axis_off()
-    ax.plot([window, window], [-BAND, BAND], color=WALL, lw=5, solid_capstyle="butt", label="edge: window")
-    ax.annotate(f"edge: window {window:,}", (window, BAND), xytext=(0, 4), textcoords="offset points",
-                color=WALL, fontsize=FONT, ha="right", va="bottom", fontweight="bold", gid="label-for:edge: window")
+    ax.plot(
+        [window, window],
+        [-BAND, BAND],
+        color=WALL,
+        lw=5,
+        solid_capstyle="butt",
+        label="edge: window",
+    )
+    ax.annotate(
+        f"edge: window {window:,}",
+        (window, BAND),
+        xytext=(0, 4),
+        textcoords="offset points",
+        color=WALL,
+        fontsize=FONT,
+        ha="right",
+        va="bottom",
+        fontweight="bold",
+        gid="label-for:edge: window",
+    )
     if threshold:
-        ax.plot([threshold, threshold], [-BAND, BAND], color=WALL, lw=2.5, ls=(0, (1, 1.2)), label="threshold")
-        ax.annotate("threshold", (threshold, -BAND), xytext=(0, -4), textcoords="offset points", color=WALL,
-                    fontsize=FONT, ha="center", va="top", gid="label-for:threshold")
+        ax.plot(
+            [threshold, threshold],
+            [-BAND, BAND],
+            color=WALL,
+            lw=2.5,
+            ls=(0, (1, 1.2)),
+            label="threshold",
+        )
+        ax.annotate(
+            "threshold",
+            (threshold, -BAND),
+            xytext=(0, -4),
+            textcoords="offset points",
+            color=WALL,
+            fontsize=FONT,
+            ha="center",
+            va="top",
+            gid="label-for:threshold",
+        )
     shown = [FIXED] + [ZONES[zone] for zone in ZONES if zone in set(zones)]
-    keys = [Patch(facecolor=z.colour, hatch=z.hatch, edgecolor="white", label=z.words) for z in shown]
-    ax.legend(handles=keys, loc="lower left", bbox_to_anchor=(0, 0), ncol=len(keys), fontsize=FONT,
-              frameon=False, handlelength=1.4, handleheight=1.0, columnspacing=0.8, handletextpad=0.4,
-              borderaxespad=0, borderpad=0)
+    keys = [
+        Patch(facecolor=z.colour, hatch=z.hatch, edgecolor="white", label=z.words) for z in shown
+    ]
+    ax.legend(
+        handles=keys,
+        loc="lower left",
+        bbox_to_anchor=(0, 0),
+        ncol=len(keys),
+        fontsize=FONT,
+        frameon=False,
+        handlelength=1.4,
+        handleheight=1.0,
+        columnspacing=0.8,
+        handletextpad=0.4,
+        borderaxespad=0,
+        borderpad=0,
+    )
 
 
 def desk_blocks(ax, lap: Lap, meter: Meter, zones=None) -> list:
@@ -326,17 +490,59 @@ def desk_blocks(ax, lap: Lap, meter: Meter, zones=None) -> list:
     ``zones``: a collection for each of these even where this lap has none, so ``update_desk`` can show
     any later lap of the run on the same artists (the dashboard does, lap after lap).
     """
-    drawn = [ax.add_artist(Rectangle((0, -BAND), 0, 2 * BAND, facecolor=FIXED.colour, edgecolor="white",
-                                     hatch=FIXED.hatch, gid="zone:fixed"))]
+    drawn = [
+        ax.add_artist(
+            Rectangle(
+                (0, -BAND),
+                0,
+                2 * BAND,
+                facecolor=FIXED.colour,
+                edgecolor="white",
+                hatch=FIXED.hatch,
+                gid="zone:fixed",
+            )
+        )
+    ]
     for zone in dict.fromkeys(zones or lap.zones):
         look = ZONES.get(zone, ZONES["middle"])
-        drawn.append(ax.broken_barh([], (-BAND, 2 * BAND), facecolors=look.colour, edgecolor="white",
-                                    linewidth=1, hatch=look.hatch or None, gid=f"zone:{zone}"))
-    drawn.append(ax.annotate("▼", (0, BAND), xytext=(0, 1), textcoords="offset points", ha="center",
-                             va="bottom", fontsize=FONT, color=ZONES["notice"].colour, gid="notice"))
-    drawn.append(ax.annotate("", (0, BAND), xycoords=("axes fraction", "data"), xytext=(0, 4 + FONT * ROW + 4),
-                             textcoords="offset points", fontsize=TITLE, fontweight="bold", va="bottom",
-                             color=INK, gid="headline"))
+        drawn.append(
+            ax.broken_barh(
+                [],
+                (-BAND, 2 * BAND),
+                facecolors=look.colour,
+                edgecolor="white",
+                linewidth=1,
+                hatch=look.hatch or None,
+                gid=f"zone:{zone}",
+            )
+        )
+    drawn.append(
+        ax.annotate(
+            "▼",
+            (0, BAND),
+            xytext=(0, 1),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=FONT,
+            color=ZONES["notice"].colour,
+            gid="notice",
+        )
+    )
+    drawn.append(
+        ax.annotate(
+            "",
+            (0, BAND),
+            xycoords=("axes fraction", "data"),
+            xytext=(0, 4 + FONT * ROW + 4),
+            textcoords="offset points",
+            fontsize=TITLE,
+            fontweight="bold",
+            va="bottom",
+            color=INK,
+            gid="headline",
+        )
+    )
     update_desk(drawn, lap, meter)
     return drawn
 
@@ -351,11 +557,23 @@ def update_desk(drawn: list, lap: Lap, meter: Meter) -> None:
         if gid == "zone:fixed":
             artist.set_width(fixed)
         elif gid.startswith("zone:"):
-            spans = [(left, size) for left, size, zone in zip(lefts, sizes, lap.zones)
-                     if zone == gid[5:] or (gid == "zone:middle" and zone not in ZONES)]
-            artist.set_verts([[(x, -BAND), (x, BAND), (x + w, BAND), (x + w, -BAND), (x, -BAND)] for x, w in spans])
-        elif gid == "notice":                      # a notice is a few tokens wide: point at it
-            notices = [left + size / 2 for left, size, zone in zip(lefts, sizes, lap.zones) if zone == "notice"]
+            spans = [
+                (left, size)
+                for left, size, zone in zip(lefts, sizes, lap.zones)
+                if zone == gid[5:] or (gid == "zone:middle" and zone not in ZONES)
+            ]
+            artist.set_verts(
+                [
+                    [(x, -BAND), (x, BAND), (x + w, BAND), (x + w, -BAND), (x, -BAND)]
+                    for x, w in spans
+                ]
+            )
+        elif gid == "notice":  # a notice is a few tokens wide: point at it
+            notices = [
+                left + size / 2
+                for left, size, zone in zip(lefts, sizes, lap.zones)
+                if zone == "notice"
+            ]
             artist.set_visible(bool(notices))
             artist.xy = (notices[0] if notices else 0, BAND)
         elif gid == "headline":
@@ -367,10 +585,22 @@ def update_desk(drawn: list, lap: Lap, meter: Meter) -> None:
 def desk_words(ax, lines: list[str], threshold: int | None = None) -> list:
     """The visibility lines under the desk: green with ✓ while something is on the desk, red with ✗ once not."""
     start = (4 + FONT * ROW if threshold else 0) + 6
-    return [fit(ax, ax.annotate(line, (0, -BAND), xycoords=("axes fraction", "data"),
-                                xytext=(0, -start - FONT * ROW * row), textcoords="offset points", va="top",
-                                fontsize=FONT, color=WALL if "not visible" in line else GOOD))
-            for row, line in enumerate(lines)]
+    return [
+        fit(
+            ax,
+            ax.annotate(
+                line,
+                (0, -BAND),
+                xycoords=("axes fraction", "data"),
+                xytext=(0, -start - FONT * ROW * row),
+                textcoords="offset points",
+                va="top",
+                fontsize=FONT,
+                color=WALL if "not visible" in line else GOOD,
+            ),
+        )
+        for row, line in enumerate(lines)
+    ]
 
 
 def fit(ax, text, smallest: float = FONT):
@@ -382,17 +612,19 @@ def fit(ax, text, smallest: float = FONT):
     renderer = _renderer(ax)
     if renderer is None:
         return text
-    frame = ax.get_window_extent(renderer)        # the texts fitted here all start at the axes' left edge
+    frame = ax.get_window_extent(renderer)  # the texts fitted here all start at the axes' left edge
     if len(text.get_text()) * text.get_fontsize() * 0.75 * ax.figure.dpi / 72 < frame.width:
-        return text                         # short enough by any font's measure: no need to lay it out
+        return text  # short enough by any font's measure: no need to lay it out
     right = frame.x1
     box = text.get_window_extent(renderer)
     if box.x1 > right and box.width > 0:
         text.set_fontsize(max(smallest, text.get_fontsize() * (right - box.x0) / box.width * 0.98))
     words, box = text.get_text(), text.get_window_extent(renderer)
-    while box.x1 > right and len(words) > 12:          # cut in proportion, then check: one or two measurements
+    while (
+        box.x1 > right and len(words) > 12
+    ):  # cut in proportion, then check: one or two measurements
         keep = int(len(words) * (right - box.x0) / box.width * 0.98)
-        words = words[:max(12, min(keep, len(words) - 1))].rstrip()
+        words = words[: max(12, min(keep, len(words) - 1))].rstrip()
         text.set_text(words + "…")
         box = text.get_window_extent(renderer)
     return text
@@ -429,7 +661,11 @@ def visibility_lines(lap: Lap, rule: str | None = None, request: str | None = No
     for name, text in (("Rule", rule), ("Request", request)):
         if text:
             zone = where_on_desk(lap, text)
-            seen = f"on the desk, in the {ZONES[zone].words if zone in ZONES else zone}" if zone else "not visible"
+            seen = (
+                f"on the desk, in the {ZONES[zone].words if zone in ZONES else zone}"
+                if zone
+                else "not visible"
+            )
             lines.append(f'{"✓" if zone else "✗"} {name} "{_shorten(text, 28)}": {seen}')
     return lines
 
@@ -441,8 +677,14 @@ def summary_text(lap: Lap | None) -> str:
 
 # ---- 3. the cost frontier ---------------------------------------------------------------------------
 
-FAMILIES = ["full history", "sliding window", "three-zone", "running summary", "clear tool results",
-            "clear, then compact"]
+FAMILIES = [
+    "full history",
+    "sliding window",
+    "three-zone",
+    "running summary",
+    "clear tool results",
+    "clear, then compact",
+]
 
 
 def family_style(family: str):
@@ -451,8 +693,14 @@ def family_style(family: str):
     return SERIES[index % len(SERIES)]
 
 
-def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: str = "", label=None,
-                       limits: tuple[float, float] | None = None, ax=None):
+def plot_cost_frontier(
+    points,
+    goal: tuple[float, float] | None = None,
+    title: str = "",
+    label=None,
+    limits: tuple[float, float] | None = None,
+    ax=None,
+):
     """Dollars with caching (up) against input tokens (across), both as % of full history's, one marker a run.
 
     ``points`` are ``stage.frontier.Point``s from ``measure()``. Each family has its own marker and colour, and
@@ -466,9 +714,17 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
     ax = ax if ax is not None else _new_axes((11.5, 6.4))
     if goal:
         ax.add_patch(Rectangle((0, 0), goal[0] * 100, goal[1] * 100, color=GOOD, alpha=0.12, lw=0))
-        ax.annotate(f"goal: <= {goal[0]:.0%} of the tokens,\n<= {goal[1]:.0%} of the dollars",
-                    (0, 0), xytext=(6, 6), textcoords="offset points", ha="left", va="bottom",
-                    color=GOOD, fontsize=FONT, gid="goal")
+        ax.annotate(
+            f"goal: <= {goal[0]:.0%} of the tokens,\n<= {goal[1]:.0%} of the dollars",
+            (0, 0),
+            xytext=(6, 6),
+            textcoords="offset points",
+            ha="left",
+            va="bottom",
+            color=GOOD,
+            fontsize=FONT,
+            gid="goal",
+        )
     if limits:
         ax.set_xlim(0, limits[0] * 100)
         ax.set_ylim(0, limits[1] * 100)
@@ -480,21 +736,47 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
         for counts, face in ((True, style.colour), (False, "none")):
             chosen = [p for p in mine if p.counts == counts]
             if chosen:
-                ax.scatter([p.tokens * 100 for p in chosen], [p.dollars * 100 for p in chosen], s=130,
-                           marker=style.marker, facecolor=face, edgecolor=style.colour, lw=2.2, zorder=4,
-                           label=family if counts else "_hollow", gid=None if counts else f"hollow:{family}")
+                ax.scatter(
+                    [p.tokens * 100 for p in chosen],
+                    [p.dollars * 100 for p in chosen],
+                    s=130,
+                    marker=style.marker,
+                    facecolor=face,
+                    edgecolor=style.colour,
+                    lw=2.2,
+                    zorder=4,
+                    label=family if counts else "_hollow",
+                    gid=None if counts else f"hollow:{family}",
+                )
     front = sorted((p for p in points if p.on_frontier), key=lambda p: p.tokens)
     if front:
-        ax.plot([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], color=WALL, lw=2.5,
-                zorder=3, label="frontier")
-        ax.scatter([p.tokens * 100 for p in front], [p.dollars * 100 for p in front], s=300, marker="*",
-                   color=WALL, zorder=5)
+        ax.plot(
+            [p.tokens * 100 for p in front],
+            [p.dollars * 100 for p in front],
+            color=WALL,
+            lw=2.5,
+            zorder=3,
+            label="frontier",
+        )
+        ax.scatter(
+            [p.tokens * 100 for p in front],
+            [p.dollars * 100 for p in front],
+            s=300,
+            marker="*",
+            color=WALL,
+            zorder=5,
+        )
     if label is not None:
         words = textwrap.fill(f"{label.family} ({label.settings})", 34)
-        ax.annotate(words, (label.tokens * 100, label.dollars * 100),
-                    xytext=(30, -90), textcoords="offset points", fontsize=FONT,
-                    bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.9},
-                    arrowprops={"arrowstyle": "->", "color": INK})
+        ax.annotate(
+            words,
+            (label.tokens * 100, label.dollars * 100),
+            xytext=(30, -90),
+            textcoords="offset points",
+            fontsize=FONT,
+            bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.9},
+            arrowprops={"arrowstyle": "->", "color": INK},
+        )
     ax.axhline(100, color=INK, lw=1, ls=":")
     ax.axvline(100, color=INK, lw=1, ls=":")
     ax.set_xlabel("input tokens, % of full history's", fontsize=FONT)
@@ -505,11 +787,19 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
         ax.set_title(title, fontsize=FONT, loc="left")
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles))
-    if any(not p.counts for p in points):      # one entry says what hollow means, for every family
-        unique["hollow: rule lost or stopped early"] = Line2D([], [], ls="", marker="o", ms=10, mfc="none",
-                                                              mec=INK, mew=2)
-    legend = ax.legend(unique.values(), unique.keys(), fontsize=FONT, loc="upper left", bbox_to_anchor=(1.01, 1),
-                       borderaxespad=0, framealpha=1)
+    if any(not p.counts for p in points):  # one entry says what hollow means, for every family
+        unique["hollow: rule lost or stopped early"] = Line2D(
+            [], [], ls="", marker="o", ms=10, mfc="none", mec=INK, mew=2
+        )
+    legend = ax.legend(
+        unique.values(),
+        unique.keys(),
+        fontsize=FONT,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1),
+        borderaxespad=0,
+        framealpha=1,
+    )
     make_room_right(ax, [legend])
     placed = []
     if front:
@@ -518,7 +808,13 @@ def plot_cost_frontier(points, goal: tuple[float, float] | None = None, title: s
         inside = [p for p in points if p.family == family and _inside(ax, p)]
         if inside:
             last = max(inside, key=lambda p: (p.tokens, -p.dollars))
-            _name_point(ax, family, (last.tokens * 100, last.dollars * 100), family_style(family).colour, placed)
+            _name_point(
+                ax,
+                family,
+                (last.tokens * 100, last.dollars * 100),
+                family_style(family).colour,
+                placed,
+            )
     return ax
 
 
@@ -527,14 +823,24 @@ def _inside(ax, point) -> bool:
     return x0 <= point.tokens * 100 <= x1 and y0 <= point.dollars * 100 <= y1
 
 
-SIDES = [((12, 0), "left", "center"), ((-12, 0), "right", "center"), ((0, 12), "center", "bottom"),
-         ((0, -12), "center", "top"), ((12, -12), "left", "top"), ((-12, 12), "right", "bottom")]
+SIDES = [
+    ((12, 0), "left", "center"),
+    ((-12, 0), "right", "center"),
+    ((0, 12), "center", "bottom"),
+    ((0, -12), "center", "top"),
+    ((12, -12), "left", "top"),
+    ((-12, 12), "right", "bottom"),
+]
 
 
 def _marker_points(ax) -> list:
     """Where every scatter marker of ``ax`` is, in pixels."""
-    return [tuple(point) for group in ax.collections if hasattr(group, "get_offsets")
-            for point in group.get_offset_transform().transform(group.get_offsets())]
+    return [
+        tuple(point)
+        for group in ax.collections
+        if hasattr(group, "get_offsets")
+        for point in group.get_offset_transform().transform(group.get_offsets())
+    ]
 
 
 def _name_point(ax, words: str, xy: tuple, colour: str, placed: list) -> None:
@@ -542,27 +848,57 @@ def _name_point(ax, words: str, xy: tuple, colour: str, placed: list) -> None:
     renderer = _renderer(ax)
     frame = ax.get_window_extent(renderer) if renderer else None
     for offset, ha, va in SIDES:
-        text = ax.annotate(words, xy, xytext=offset, textcoords="offset points", ha=ha, va=va, fontsize=FONT,
-                           color=colour, fontweight="bold", gid=f"label-for:{words}", zorder=6,
-                           bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1})
+        text = ax.annotate(
+            words,
+            xy,
+            xytext=offset,
+            textcoords="offset points",
+            ha=ha,
+            va=va,
+            fontsize=FONT,
+            color=colour,
+            fontweight="bold",
+            gid=f"label-for:{words}",
+            zorder=6,
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1},
+        )
         if renderer is None:
             return
         box = text.get_window_extent(renderer)
-        crossed = any(line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False)
-                      for line in ax.lines)
+        crossed = any(
+            line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False)
+            for line in ax.lines
+        )
         covers = any(box.expanded(1.0, 1.0).padded(7).contains(x, y) for x, y in _marker_points(ax))
-        if frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1) and not crossed and not covers \
-                and not any(box.overlaps(other) for other in placed):
+        if (
+            frame.contains(box.x0, box.y0)
+            and frame.contains(box.x1, box.y1)
+            and not crossed
+            and not covers
+            and not any(box.overlaps(other) for other in placed)
+        ):
             placed.append(box)
             return
         text.remove()
-    placed.append(ax.annotate(words, xy, xytext=SIDES[0][0], textcoords="offset points", va="center",
-                              fontsize=FONT, color=colour, fontweight="bold", gid=f"label-for:{words}", zorder=6,
-                              bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1}
-                              ).get_window_extent(renderer))
+    placed.append(
+        ax.annotate(
+            words,
+            xy,
+            xytext=SIDES[0][0],
+            textcoords="offset points",
+            va="center",
+            fontsize=FONT,
+            color=colour,
+            fontweight="bold",
+            gid=f"label-for:{words}",
+            zorder=6,
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1},
+        ).get_window_extent(renderer)
+    )
 
 
 # ---- helpers ------------------------------------------------------------------------------------------
+
 
 def _as_runs(laps_by_label) -> dict:
     return laps_by_label if isinstance(laps_by_label, dict) else {"": list(laps_by_label)}

@@ -40,26 +40,30 @@ class OnDemandCompaction(Strategy):
 
     name = "API: compaction on demand"
 
-    def __init__(self, at_tokens: int = 100_000, instructions: str | None = None, retry_after: int = 3):
+    def __init__(
+        self, at_tokens: int = 100_000, instructions: str | None = None, retry_after: int = 3
+    ):
         if at_tokens <= 0:
             raise ValueError(f"at_tokens must be a positive number of tokens, not {at_tokens}.")
         self.at_tokens, self.instructions, self.retry_after = at_tokens, instructions, retry_after
         self.start()
 
     def start(self) -> None:
-        self.block: dict | None = None      # the newest compaction block
-        self.covered = 0                    # how many history messages it stands for
-        self.quiet_until = 0                # after a failed request, the lap to ask again
+        self.block: dict | None = None  # the newest compaction block
+        self.covered = 0  # how many history messages it stands for
+        self.quiet_until = 0  # after a failed request, the lap to ask again
 
     def desk(self, history: list[dict], upto: int | None = None) -> list[dict]:
         """What is sent: the block first (if any), then the history it does not cover (up to ``upto``)."""
-        rest = history[self.covered:upto]
+        rest = history[self.covered : upto]
         return ([assistant([self.block])] if self.block else []) + list(rest)
 
     def size(self, desk: list[dict], meter, system: str, tools) -> int:
         """Tokens of a desk, the block's summary included (the harness's meter reads only text and tools)."""
         summary = desk[0]["content"][0].get("content") if self.block and desk else None
-        return meter.total(desk, system=system, tools=tools) + (meter.text(summary) if summary else 0)
+        return meter.total(desk, system=system, tools=tools) + (
+            meter.text(summary) if summary else 0
+        )
 
     def cut(self, history: list[dict]) -> int | None:
         """Where the summarized part ends: just before the newest assistant message (None: nothing new)."""
@@ -69,7 +73,11 @@ class OnDemandCompaction(Strategy):
     def assemble(self, history, *, lap=0, system="", tools=None, meter, model=None, **_):
         desk = self.desk(history)
         cut = self.cut(history)
-        if self.size(desk, meter, system, tools) <= self.at_tokens or cut is None or lap < self.quiet_until:
+        if (
+            self.size(desk, meter, system, tools) <= self.at_tokens
+            or cut is None
+            or lap < self.quiet_until
+        ):
             return self.assembly(history)
         reply, problem = ask(model, system, self.desk(history, cut), tools, self.instructions)
         return self.take(history, reply, problem, cut, lap)
@@ -83,21 +91,38 @@ class OnDemandCompaction(Strategy):
             return self.assembly(history, "compact", event, 1, spent_in, spent_out)
         self.quiet_until = lap + self.retry_after
         why = problem or f"stop_reason {reply.stop_reason!r}"
-        return self.assembly(history, "none", f"no summary came back ({why}); carrying on", int(bool(reply)),
-                             spent_in, spent_out)
+        return self.assembly(
+            history,
+            "none",
+            f"no summary came back ({why}); carrying on",
+            int(bool(reply)),
+            spent_in,
+            spent_out,
+        )
 
-    def assembly(self, history, kind="none", event="", calls=0, spent_in=0, spent_out=0) -> Assembly:
+    def assembly(
+        self, history, kind="none", event="", calls=0, spent_in=0, spent_out=0
+    ) -> Assembly:
         desk = self.desk(history)
         zones = (["summary"] if self.block else ["head"]) + ["tail"] * (len(desk) - 1)
         summary = self.block.get("content") if self.block else None
-        return Assembly(desk, zones, kind, event, calls, spent_in, spent_out, summary if kind == "compact" else None)
+        return Assembly(
+            desk,
+            zones,
+            kind,
+            event,
+            calls,
+            spent_in,
+            spent_out,
+            summary if kind == "compact" else None,
+        )
 
 
 @dataclass
 class _Pending:
     future: Future
-    cut: int            # the history messages the request summarizes
-    lap: int            # when it was asked
+    cut: int  # the history messages the request summarizes
+    lap: int  # when it was asked
 
 
 class BackgroundCompaction(OnDemandCompaction):
@@ -109,7 +134,13 @@ class BackgroundCompaction(OnDemandCompaction):
 
     name = "API: compaction in the background"
 
-    def __init__(self, at_tokens: int = 100_000, lag: int = 1, instructions: str | None = None, retry_after: int = 3):
+    def __init__(
+        self,
+        at_tokens: int = 100_000,
+        lag: int = 1,
+        instructions: str | None = None,
+        retry_after: int = 3,
+    ):
         if lag < 1:
             raise ValueError(f"lag must be at least one lap, not {lag}.")
         self.lag = lag
@@ -122,16 +153,22 @@ class BackgroundCompaction(OnDemandCompaction):
     def assemble(self, history, *, lap=0, system="", tools=None, meter, model=None, **_):
         swapped = None
         if self.pending and lap >= self.pending.lap + self.lag:
-            reply, problem = self.pending.future.result()     # waits if it is not back yet: same swap every run
+            reply, problem = (
+                self.pending.future.result()
+            )  # waits if it is not back yet: same swap every run
             swapped = self.take(history, reply, problem, self.pending.cut, lap)
             self.pending = None
         cut = self.cut(history)
-        if (self.pending is None and cut is not None and lap >= self.quiet_until
-                and self.size(self.desk(history), meter, system, tools) > self.at_tokens):
-            sent = self.desk(history, cut)                     # a copy: the history keeps growing meanwhile
+        if (
+            self.pending is None
+            and cut is not None
+            and lap >= self.quiet_until
+            and self.size(self.desk(history), meter, system, tools) > self.at_tokens
+        ):
+            sent = self.desk(history, cut)  # a copy: the history keeps growing meanwhile
             pool = ThreadPoolExecutor(max_workers=1)
             future = pool.submit(ask, model, system, sent, tools, self.instructions)
-            pool.shutdown(wait=False)                          # the worker finishes the request; we do not wait
+            pool.shutdown(wait=False)  # the worker finishes the request; we do not wait
             self.pending = _Pending(future, cut, lap)
             asked = f"asked for a summary of {cut} messages; working on the full desk meanwhile"
             if swapped is None:
@@ -146,11 +183,16 @@ class BackgroundCompaction(OnDemandCompaction):
             self.pending = None
 
 
-def ask(model, system: str, messages: list[dict], tools, instructions: str | None) -> tuple[Reply | None, str]:
+def ask(
+    model, system: str, messages: list[dict], tools, instructions: str | None
+) -> tuple[Reply | None, str]:
     """One compaction request: (the reply, '') or (None, what went wrong). Never raises for an API error."""
     compact = getattr(model, "compact", None)
     if compact is None:
-        return None, f"{getattr(model, 'name', 'this model')} cannot be asked for a server-side summary"
+        return (
+            None,
+            f"{getattr(model, 'name', 'this model')} cannot be asked for a server-side summary",
+        )
     try:
         return compact(system, messages, tools or [], instructions), ""
     except ModelError as problem:

@@ -21,18 +21,44 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TEST_KEY = "sk-ant-standin-0123456789-secret"
 # What the SDK reads from the environment besides the key: cleared before a test points it at a local server.
-SDK_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_PROFILE",
-           "ANTHROPIC_CONFIG_DIR", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_IDENTITY_TOKEN",
-           "ANTHROPIC_IDENTITY_TOKEN_FILE", "ANTHROPIC_FEDERATION_RULE_ID", "ANTHROPIC_ORGANIZATION_ID",
-           "CONTEXT_DESK_MODEL", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"]
+SDK_ENV = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_PROFILE",
+    "ANTHROPIC_CONFIG_DIR",
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "ANTHROPIC_IDENTITY_TOKEN",
+    "ANTHROPIC_IDENTITY_TOKEN_FILE",
+    "ANTHROPIC_FEDERATION_RULE_ID",
+    "ANTHROPIC_ORGANIZATION_ID",
+    "CONTEXT_DESK_MODEL",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+]
 
 
-def message_body(content: list[dict], stop_reason: str = "end_turn", input_tokens: int = 10,
-                 output_tokens: int = 5) -> dict:
+def message_body(
+    content: list[dict],
+    stop_reason: str = "end_turn",
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+) -> dict:
     """A Messages API response body. Example: message_body([{"type": "text", "text": "hi"}])."""
-    return {"id": "msg_standin", "type": "message", "role": "assistant", "model": "stand-in",
-            "content": content, "stop_reason": stop_reason, "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}}
+    return {
+        "id": "msg_standin",
+        "type": "message",
+        "role": "assistant",
+        "model": "stand-in",
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
 
 
 def error_body(kind: str, message: str) -> dict:
@@ -46,7 +72,9 @@ class LocalServer:
     def listen(self, port: int, handler) -> None:
         self._server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -81,7 +109,6 @@ class StandIn(LocalServer):
         self.requests: list[dict] = []
         self.listen(0, _handler_for(self))
 
-
     # ---- scripting --------------------------------------------------------------------
 
     def push(self, status: int, body: dict, headers: dict | None = None) -> None:
@@ -92,8 +119,9 @@ class StandIn(LocalServer):
         """Queue a plain text reply."""
         self.push(200, message_body([{"type": "text", "text": text}], **usage))
 
-    def push_tool_use(self, name: str, tool_input: dict, tool_id: str = "toolu_standin_1",
-                      text: str = "") -> None:
+    def push_tool_use(
+        self, name: str, tool_input: dict, tool_id: str = "toolu_standin_1", text: str = ""
+    ) -> None:
         """Queue a reply that asks for one tool call (with optional text before it)."""
         content = [{"type": "text", "text": text}] if text else []
         content.append({"type": "tool_use", "id": tool_id, "name": name, "input": tool_input})
@@ -143,7 +171,7 @@ def _handler_for(standin: StandIn) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, *args):   # keep test output quiet
+        def log_message(self, *args):  # keep test output quiet
             pass
 
     return Handler

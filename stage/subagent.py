@@ -29,11 +29,17 @@ from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox, ToolError
 
 DELEGATE_SCHEMA = {
     "name": "delegate",
-    "description": ("Hand a self-contained sub-task to a sub-agent with a fresh, empty context. It can read the "
-                    "workspace; you get back only its short final report."),
-    "input_schema": {"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]},
+    "description": (
+        "Hand a self-contained sub-task to a sub-agent with a fresh, empty context. It can read the "
+        "workspace; you get back only its short final report."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {"task": {"type": "string"}},
+        "required": ["task"],
+    },
 }
-MAX_REPORT_CHARS = 2500          # a report is a summary, not a dump: longer ones are cut
+MAX_REPORT_CHARS = 2500  # a report is a summary, not a dump: longer ones are cut
 
 
 class DelegatingToolbox(Toolbox):
@@ -44,8 +50,14 @@ class DelegatingToolbox(Toolbox):
     Example: box = DelegatingToolbox(model); run_agent(request, model, tools=box); box.child_runs[0].laps
     """
 
-    def __init__(self, model: Model, root=WORKSPACE, child_context: Callable[[], Strategy] = ThreeZoneCompaction,
-                 child_laps: int = 40, **toolbox_options):
+    def __init__(
+        self,
+        model: Model,
+        root=WORKSPACE,
+        child_context: Callable[[], Strategy] = ThreeZoneCompaction,
+        child_laps: int = 40,
+        **toolbox_options,
+    ):
         super().__init__(root, **toolbox_options)
         self.schemas = TOOL_SCHEMAS + [DELEGATE_SCHEMA]
         self.model, self.child_context, self.child_laps = model, child_context, child_laps
@@ -55,9 +67,14 @@ class DelegatingToolbox(Toolbox):
         if not task.strip():
             raise ToolError("delegate needs a task to hand over.")
         try:
-            child = run_agent(task, self.model, tools=Toolbox(self.root), context=self.child_context(),
-                              max_laps=self.child_laps)
-        except ValueError as problem:           # e.g. the task alone does not fit the window
+            child = run_agent(
+                task,
+                self.model,
+                tools=Toolbox(self.root),
+                context=self.child_context(),
+                max_laps=self.child_laps,
+            )
+        except ValueError as problem:  # e.g. the task alone does not fit the window
             raise ToolError(f"the sub-agent could not start: {problem}") from None
         self.child_runs.append(child)
         return report_of(child)
@@ -72,13 +89,17 @@ def report_of(child: Run) -> str:
     if len(answer) > MAX_REPORT_CHARS:
         answer = answer[:MAX_REPORT_CHARS] + " [... report cut]"
     laps = len(child.laps)
-    lines = [f"Sub-agent report ({child.stopped} after {laps} lap{'' if laps == 1 else 's'}):", answer]
-    if "Files read:" not in answer:    # a model that did not say what it read: the harness knows
+    lines = [
+        f"Sub-agent report ({child.stopped} after {laps} lap{'' if laps == 1 else 's'}):",
+        answer,
+    ]
+    if "Files read:" not in answer:  # a model that did not say what it read: the harness knows
         lines.append("Files read: " + (", ".join(dict.fromkeys(child.files_read)) or "none"))
     return "\n".join(lines)
 
 
 # ---- measuring -----------------------------------------------------------------------------
+
 
 @dataclass
 class DelegationMeasure:
@@ -109,21 +130,37 @@ class DelegationMeasure:
 
     def table(self) -> str:
         """A two-line comparison to print in a notebook."""
-        return (f"alone:      peak desk {self.peak_alone:>6,} tokens, billed input {self.billed_alone:>7,}\n"
-                f"delegating: peak desk {self.peak_delegated:>6,} tokens, billed input {self.billed_delegated:>7,} "
-                f"(parent + {len(self.children)} sub-agents)")
+        return (
+            f"alone:      peak desk {self.peak_alone:>6,} tokens, billed input {self.billed_alone:>7,}\n"
+            f"delegating: peak desk {self.peak_delegated:>6,} tokens, billed input {self.billed_delegated:>7,} "
+            f"(parent + {len(self.children)} sub-agents)"
+        )
 
 
-def measure_delegation(request: str, make_model: Callable[[], Model], context: Callable[[], Strategy] = FullHistory,
-                       root=WORKSPACE, max_laps: int = 40, **run_options) -> DelegationMeasure:
+def measure_delegation(
+    request: str,
+    make_model: Callable[[], Model],
+    context: Callable[[], Strategy] = FullHistory,
+    root=WORKSPACE,
+    max_laps: int = 40,
+    **run_options,
+) -> DelegationMeasure:
     """Run ``request`` alone and with a ``delegate`` tool, same model kind, same strategy; compare.
 
     Example: measure_delegation(task.request, lambda: DeskModel(window=20000)).peak_delegated
     -> a fraction of .peak_alone, because the files were read on the sub-agents' desks.
     """
-    alone = run_agent(request, make_model(), tools=Toolbox(root), context=context(), max_laps=max_laps,
-                      **run_options)
+    alone = run_agent(
+        request,
+        make_model(),
+        tools=Toolbox(root),
+        context=context(),
+        max_laps=max_laps,
+        **run_options,
+    )
     model = make_model()
     box = DelegatingToolbox(model, root)
-    delegated = run_agent(request, model, tools=box, context=context(), max_laps=max_laps, **run_options)
+    delegated = run_agent(
+        request, model, tools=box, context=context(), max_laps=max_laps, **run_options
+    )
     return DelegationMeasure(alone, delegated, box.child_runs)

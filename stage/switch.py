@@ -32,12 +32,20 @@ def describe_model(model: Model | None = None) -> str:
     model = model or pick_model()
     if model.name.startswith("claude"):
         where = os.environ.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
-        desk = f"classroom desk {model.window:,} tokens" if getattr(model, "toy_window", None) else \
-            f"window {model.window:,} tokens"
-        return (f"Active model: {model.name} via {where} ({desk}). "
-                "Unset ANTHROPIC_API_KEY to go back to the offline desk model." + _status_note(model.name))
-    return (f"Active model: the offline desk model (rule-based, no network; toy window {model.window:,} tokens). "
-            "To use Claude, set ANTHROPIC_API_KEY (and optionally CONTEXT_DESK_MODEL, ANTHROPIC_BASE_URL).")
+        desk = (
+            f"classroom desk {model.window:,} tokens"
+            if getattr(model, "toy_window", None)
+            else f"window {model.window:,} tokens"
+        )
+        return (
+            f"Active model: {model.name} via {where} ({desk}). "
+            "Unset ANTHROPIC_API_KEY to go back to the offline desk model."
+            + _status_note(model.name)
+        )
+    return (
+        f"Active model: the offline desk model (rule-based, no network; toy window {model.window:,} tokens). "
+        "To use Claude, set ANTHROPIC_API_KEY (and optionally CONTEXT_DESK_MODEL, ANTHROPIC_BASE_URL)."
+    )
 
 
 def _status_note(name: str) -> str:

@@ -50,9 +50,11 @@ from stage.plots import (  # noqa: F401
 from stage.switch import pick_model
 from stage.tasks import Task, file_reading_task
 
-SUMMARY_HTML = ("<div style='font-size:16px; line-height:1.35'><b>Summary on the desk</b>"
-                "<div style='font-size:15px; white-space:pre-wrap; overflow-wrap:anywhere'>{}</div></div>")
-LARGE = 1.4          # the presentation size: text, lines and markers 40 % bigger (840 x 672 pixels)
+SUMMARY_HTML = (
+    "<div style='font-size:16px; line-height:1.35'><b>Summary on the desk</b>"
+    "<div style='font-size:15px; white-space:pre-wrap; overflow-wrap:anywhere'>{}</div></div>"
+)
+LARGE = 1.4  # the presentation size: text, lines and markers 40 % bigger (840 x 672 pixels)
 
 # Sizes for a projector: 15-pixel controls; the status is one line that never wraps (so nothing below it
 # moves), cut with "…" when long (the whole line shows on hover). A saved lesson reopened without a kernel
@@ -72,7 +74,7 @@ STYLE = """<style>
 
 # ---- 4. the dashboard -------------------------------------------------------------------------------
 
-StrategyMaker = Callable[[DeskSettings], Strategy]      # the desk's settings -> a fresh strategy
+StrategyMaker = Callable[[DeskSettings], Strategy]  # the desk's settings -> a fresh strategy
 
 
 def default_strategies() -> dict[str, StrategyMaker]:
@@ -91,18 +93,32 @@ class Dashboard:
     Example: desk = Dashboard(); desk.step(); desk.shown -> 1
     """
 
-    def __init__(self, task: Task | None = None, model_factory: Callable[[int], object] | None = None,
-                 strategies: dict | None = None, window: int = CLASS_WINDOW, delay: float = 0.3,
-                 max_laps: int = 80, strategy: str | None = None, large: bool = False):
+    def __init__(
+        self,
+        task: Task | None = None,
+        model_factory: Callable[[int], object] | None = None,
+        strategies: dict | None = None,
+        window: int = CLASS_WINDOW,
+        delay: float = 0.3,
+        max_laps: int = 80,
+        strategy: str | None = None,
+        large: bool = False,
+    ):
         self.task = task or file_reading_task()
         self.meter = Meter()
-        self.model_factory = model_factory or (lambda window: pick_model(window=window, meter=self.meter))
+        self.model_factory = model_factory or (
+            lambda window: pick_model(window=window, meter=self.meter)
+        )
         self.strategies = strategies or default_strategies()
         self.delay, self.max_laps = delay, max_laps
         self.run, self.laps, self.shown, self.playing = None, [], 0, False
         self.png, self._ran_with, self._stream, self._player = b"", None, False, None
-        self.picture = Picture(rule=self.task.rule, request=self.task.request, meter=self.meter,
-                               scale=LARGE if large else 1.0)
+        self.picture = Picture(
+            rule=self.task.rule,
+            request=self.task.request,
+            meter=self.meter,
+            scale=LARGE if large else 1.0,
+        )
         self._build(window, strategy, large)
 
     # -- what the class clicks --
@@ -117,15 +133,17 @@ class Dashboard:
     def play(self, _button=None):
         """Replay lap by lap from where it stands; from lap 0 if the settings changed or it had ended."""
         if self.playing:
-            return                                    # a second click must not start a second player
+            return  # a second click must not start a second player
         if self._ensure_run() and self._stream:
-            return                                    # a Claude run was drawn lap by lap as it arrived
+            return  # a Claude run was drawn lap by lap as it arrived
         if self.shown >= len(self.laps):
             self.shown = 0
         self.playing = True
         loop = _running_loop()
         if loop and self.delay > 0:
-            self._player = loop.create_task(self._animate())   # waits between laps: a pause click gets in
+            self._player = loop.create_task(
+                self._animate()
+            )  # waits between laps: a pause click gets in
         else:
             while self.playing and self._advance():
                 time.sleep(self.delay)
@@ -152,7 +170,9 @@ class Dashboard:
     def redraw(self):
         """Draw the lap on screen into the output area; update the summary panel and the status line."""
         self.png = self.picture.png(self.laps, self.shown)
-        self.out.outputs = (_image_output(self.png, self.status_text()),)   # replaces the last one at once
+        self.out.outputs = (
+            _image_output(self.png, self.status_text()),
+        )  # replaces the last one at once
         lap = self.laps[self.shown - 1] if self.shown else None
         self.summary.value = SUMMARY_HTML.format(escape(summary_text(lap)))
         self._say_status()
@@ -171,12 +191,15 @@ class Dashboard:
             return "No run yet: press step or play."
         end = f" · stopped: {self.run.stopped}" if self.run and self.shown == len(self.laps) else ""
         return f"{self._ran_with.strategy} · lap {self.shown} of {len(self.laps)}{end}" + (
-            " · playing" if self.playing else "")
+            " · playing" if self.playing else ""
+        )
 
     # -- the run --
     def settings(self) -> DeskSettings:
         c = self.controls
-        return DeskSettings(c["strategy"].value, c["window"].value, c["threshold"].value, c["tail_turns"].value)
+        return DeskSettings(
+            c["strategy"].value, c["window"].value, c["threshold"].value, c["tail_turns"].value
+        )
 
     def _ensure_run(self) -> bool:
         """Run the agent for the current settings, unless that run is already here. True if it ran."""
@@ -188,10 +211,20 @@ class Dashboard:
         model = self.model_factory(settings.window)
         made = self.strategies[settings.strategy]
         strategy = made if isinstance(made, Strategy) else made(settings)
-        self.picture.threshold, self.picture.label = threshold_tokens(strategy, model), settings.strategy
-        self._stream = not isinstance(model, DeskModel)         # Claude is slow: draw each lap as it comes
-        self.run = run_agent(self.task.request, model, context=strategy, remarks=self.task.remarks,
-                             max_laps=self.max_laps, meter=self.meter, on_lap=self._arrived)
+        self.picture.threshold, self.picture.label = (
+            threshold_tokens(strategy, model),
+            settings.strategy,
+        )
+        self._stream = not isinstance(model, DeskModel)  # Claude is slow: draw each lap as it comes
+        self.run = run_agent(
+            self.task.request,
+            model,
+            context=strategy,
+            remarks=self.task.remarks,
+            max_laps=self.max_laps,
+            meter=self.meter,
+            on_lap=self._arrived,
+        )
         return True
 
     def _arrived(self, lap: Lap):
@@ -217,7 +250,7 @@ class Dashboard:
     def _stop(self):
         self.playing = False
         if self._player:
-            self._player.cancel()                     # it is waiting between laps; it never stops mid-drawing
+            self._player.cancel()  # it is waiting between laps; it never stops mid-drawing
             self._player = None
 
     # -- the widgets --
@@ -226,45 +259,84 @@ class Dashboard:
 
         Every part has a fixed size, so the buttons never move while a run plays.
         """
-        names, style, wide = list(self.strategies), {"description_width": "84px"}, widgets.Layout(width="300px")
-        first = strategy or ("three-zone compaction" if "three-zone compaction" in names else names[0])
+        names, style, wide = (
+            list(self.strategies),
+            {"description_width": "84px"},
+            widgets.Layout(width="300px"),
+        )
+        first = strategy or (
+            "three-zone compaction" if "three-zone compaction" in names else names[0]
+        )
         self.controls = {
-            "strategy": widgets.Dropdown(options=names, value=first, description="strategy", style=style,
-                                         layout=wide),
-            "window": widgets.IntSlider(value=window, min=1000, max=max(20_000, window), step=250,
-                                        description="window", style=style, layout=wide),
-            "threshold": widgets.SelectionSlider(options=[(f"{p}%", p / 100) for p in range(50, 100, 5)],
-                                                 value=0.75, description="threshold", style=style,
-                                                 layout=wide),
-            "tail_turns": widgets.IntSlider(value=2, min=0, max=6, description="tail turns", style=style,
-                                            layout=wide),
+            "strategy": widgets.Dropdown(
+                options=names, value=first, description="strategy", style=style, layout=wide
+            ),
+            "window": widgets.IntSlider(
+                value=window,
+                min=1000,
+                max=max(20_000, window),
+                step=250,
+                description="window",
+                style=style,
+                layout=wide,
+            ),
+            "threshold": widgets.SelectionSlider(
+                options=[(f"{p}%", p / 100) for p in range(50, 100, 5)],
+                value=0.75,
+                description="threshold",
+                style=style,
+                layout=wide,
+            ),
+            "tail_turns": widgets.IntSlider(
+                value=2, min=0, max=6, description="tail turns", style=style, layout=wide
+            ),
         }
         for control in self.controls.values():
             control.observe(self._changed, "value")
-        self.buttons = {name: widgets.Button(description=name, icon=icon, layout=widgets.Layout(width="88px"))
-                        for name, icon in [("step", "step-forward"), ("play", "play"), ("pause", "pause"),
-                                           ("reset", "undo")]}
+        self.buttons = {
+            name: widgets.Button(description=name, icon=icon, layout=widgets.Layout(width="88px"))
+            for name, icon in [
+                ("step", "step-forward"),
+                ("play", "play"),
+                ("pause", "pause"),
+                ("reset", "undo"),
+            ]
+        }
         for name, button in self.buttons.items():
             button.on_click(getattr(self, name))
-        self.large = widgets.ToggleButton(value=large, description="large", icon="search-plus",
-                                          tooltip="bigger text and lines, for a bigger screen",
-                                          layout=widgets.Layout(width="88px", flex="0 0 auto"))
+        self.large = widgets.ToggleButton(
+            value=large,
+            description="large",
+            icon="search-plus",
+            tooltip="bigger text and lines, for a bigger screen",
+            layout=widgets.Layout(width="88px", flex="0 0 auto"),
+        )
         self.large.observe(self._resized, "value")
-        self.status = widgets.HTML(layout=widgets.Layout(flex="1 1 0%", min_width="0", height="30px",
-                                                         overflow="hidden"))
+        self.status = widgets.HTML(
+            layout=widgets.Layout(flex="1 1 0%", min_width="0", height="30px", overflow="hidden")
+        )
         self.status.add_class("context-desk-status")
         self.out = widgets.Output()
-        self.summary = widgets.HTML(layout=widgets.Layout(flex="1 1 220px", min_width="220px",
-                                                          overflow="auto", padding="0 0 0 10px"))
+        self.summary = widgets.HTML(
+            layout=widgets.Layout(
+                flex="1 1 220px", min_width="220px", overflow="auto", padding="0 0 0 10px"
+            )
+        )
         self._size_panels()
         c, b = self.controls, self.buttons
-        rows = [widgets.HBox([c["strategy"], c["window"], b["step"], b["play"]]),
-                widgets.HBox([c["threshold"], c["tail_turns"], b["pause"], b["reset"]]),
-                widgets.HBox([self.large, self.status], layout=widgets.Layout(width="100%")),
-                widgets.HBox([self.out, self.summary], layout=widgets.Layout(flex_flow="row wrap"))]
-        self.widget = widgets.VBox([widgets.HTML(STYLE, layout=widgets.Layout(height="0px")), *rows],
-                                   layout=widgets.Layout(max_width="100%"))
-        self.widget.add_class("context-desk-dashboard")      # the browser test finds the parts by these names
+        rows = [
+            widgets.HBox([c["strategy"], c["window"], b["step"], b["play"]]),
+            widgets.HBox([c["threshold"], c["tail_turns"], b["pause"], b["reset"]]),
+            widgets.HBox([self.large, self.status], layout=widgets.Layout(width="100%")),
+            widgets.HBox([self.out, self.summary], layout=widgets.Layout(flex_flow="row wrap")),
+        ]
+        self.widget = widgets.VBox(
+            [widgets.HTML(STYLE, layout=widgets.Layout(height="0px")), *rows],
+            layout=widgets.Layout(max_width="100%"),
+        )
+        self.widget.add_class(
+            "context-desk-dashboard"
+        )  # the browser test finds the parts by these names
         self.out.add_class("context-desk-picture")
         self.summary.add_class("context-desk-summary")
         self._say_status()
@@ -272,8 +344,9 @@ class Dashboard:
     def _size_panels(self):
         """The picture's box and the summary beside it: exactly the picture's size, whatever the lap."""
         width, height = round(WIDTH * self.picture.scale), round(HEIGHT * self.picture.scale)
-        self.out.layout = widgets.Layout(width=f"{width}px", height=f"{height}px", flex="0 0 auto",
-                                         overflow="hidden")
+        self.out.layout = widgets.Layout(
+            width=f"{width}px", height=f"{height}px", flex="0 0 auto", overflow="hidden"
+        )
         self.summary.layout.height = f"{height}px"
 
     def _resized(self, change):
@@ -290,7 +363,9 @@ class Dashboard:
         stale = self._ran_with is not None and self.settings() != self._ran_with
         note = " · settings changed: press play to run again from lap 0" if stale else ""
         words = escape(self.status_text() + note)
-        self.status.value = f"<div style='font-size:16px; line-height:30px' title='{words}'>{words}</div>"
+        self.status.value = (
+            f"<div style='font-size:16px; line-height:30px' title='{words}'>{words}</div>"
+        )
 
 
 def show_dashboard(**options) -> None:
@@ -305,17 +380,27 @@ def show_dashboard(**options) -> None:
 
 # ---- 5. a live plot for a cell that runs the loop itself ---------------------------------------------
 
+
 class LivePlot:
     """An ``on_lap`` callback: keeps the laps and redraws the plot and the desk in place as each arrives.
 
     It updates one ordinary display output (not a widget), so the last picture stays when run headless.
     """
 
-    def __init__(self, on_lap: Callable[[Lap], None] | None = None, threshold: int | None = None,
-                 rule: str | None = None, request: str | None = None, meter: Meter | None = None,
-                 label: str = "", large: bool = False):
+    def __init__(
+        self,
+        on_lap: Callable[[Lap], None] | None = None,
+        threshold: int | None = None,
+        rule: str | None = None,
+        request: str | None = None,
+        meter: Meter | None = None,
+        label: str = "",
+        large: bool = False,
+    ):
         self.on_lap, self.laps, self.handle = on_lap, [], None
-        self.picture = Picture(threshold, rule, request, meter, label, scale=LARGE if large else 1.0)
+        self.picture = Picture(
+            threshold, rule, request, meter, label, scale=LARGE if large else 1.0
+        )
 
     def __call__(self, lap: Lap):
         self.laps.append(lap)
@@ -338,10 +423,14 @@ def live_plot(on_lap: Callable[[Lap], None] | None = None, **options) -> LivePlo
 
 # ---- helpers ------------------------------------------------------------------------------------------
 
+
 def _image_output(png: bytes, words: str) -> dict:
     """A display_data output holding a PNG, as an ``Output`` widget stores it."""
-    return {"output_type": "display_data", "metadata": {},
-            "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": words}}
+    return {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": words},
+    }
 
 
 def _running_loop():

@@ -16,5 +16,7 @@ def need_chromium(what: str = "browser test") -> None:
     if CHROMIUM.exists():
         return
     if os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true but {CHROMIUM} is missing: `make test` installs it (target browser-deps).")
+        pytest.fail(
+            f"CI=true but {CHROMIUM} is missing: `make test` installs it (target browser-deps)."
+        )
     pytest.skip(f"{what} skipped: no {CHROMIUM}; enable it with `sudo apt-get install chromium`.")

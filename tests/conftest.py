@@ -78,4 +78,6 @@ def pytest_terminal_summary(terminalreporter):
     if TIMINGS:
         total = sum(TIMINGS.values())
         parts = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in sorted(TIMINGS.items()))
-        terminalreporter.write_line(f"notebooks executed headless in {total:.1f} s ({parts}); the 60 s budget is checked by make bench, not here")
+        terminalreporter.write_line(
+            f"notebooks executed headless in {total:.1f} s ({parts}); the 60 s budget is checked by make bench, not here"
+        )

@@ -58,28 +58,95 @@ KINDS = {
     "partial": "a notice that carries only some of what was said",
 }
 WHERE = {
-    "shape": ["tokens_of", "smallest_window", "sliding_window", "first_lap_without", "split_zones", "compact",
-              "compaction_prompt", "running_summary", "token_bill", "cheapest_settings", "memory", "tight_memory",
-              "overflow_prediction"],
-    "alias": ["tokens_of", "smallest_window", "sliding_window", "first_lap_without", "pinned_window", "remarks_window",
-              "split_zones", "compact", "running_summary", "token_bill"],
-    "one": ["tokens_of", "smallest_window", "sliding_window", "first_lap_without", "pinned_window", "split_zones",
-            "running_summary", "token_bill"],
+    "shape": [
+        "tokens_of",
+        "smallest_window",
+        "sliding_window",
+        "first_lap_without",
+        "split_zones",
+        "compact",
+        "compaction_prompt",
+        "running_summary",
+        "token_bill",
+        "cheapest_settings",
+        "memory",
+        "tight_memory",
+        "overflow_prediction",
+    ],
+    "alias": [
+        "tokens_of",
+        "smallest_window",
+        "sliding_window",
+        "first_lap_without",
+        "pinned_window",
+        "remarks_window",
+        "split_zones",
+        "compact",
+        "running_summary",
+        "token_bill",
+    ],
+    "one": [
+        "tokens_of",
+        "smallest_window",
+        "sliding_window",
+        "first_lap_without",
+        "pinned_window",
+        "split_zones",
+        "running_summary",
+        "token_bill",
+    ],
     "fits": ["sliding_window", "pinned_window", "remarks_window", "compact"],
     "raw": ["sliding_window", "pinned_window", "token_bill"],
-    "index": ["tokens_of", "smallest_window", "sliding_window", "first_lap_without", "pinned_window", "remarks_window",
-              "split_zones", "compact", "running_summary", "token_bill", "promote"],
+    "index": [
+        "tokens_of",
+        "smallest_window",
+        "sliding_window",
+        "first_lap_without",
+        "pinned_window",
+        "remarks_window",
+        "split_zones",
+        "compact",
+        "running_summary",
+        "token_bill",
+        "promote",
+    ],
     "text": ["tokens_of", "first_lap_without", "remarks_window"],
-    "hardcoded": ["smallest_window", "first_lap_without", "cheapest_settings", "compaction_prompt",
-                  "two_rules_prompt", "token_bill"],
-    "param": ["sliding_window", "pinned_window", "split_zones", "compact", "running_summary", "cheapest_settings",
-              "compaction_prompt", "two_rules_prompt", "promote"],
-    "limits": ["remarks_window", "pinned_window", "compaction_prompt", "two_rules_prompt", "memory", "tight_memory",
-               "greenhouse_memory"],
-    "substring": ["promote"], "duplicate": ["promote"], "next-heading": ["promote"], "dash": ["promote"],
+    "hardcoded": [
+        "smallest_window",
+        "first_lap_without",
+        "cheapest_settings",
+        "compaction_prompt",
+        "two_rules_prompt",
+        "token_bill",
+    ],
+    "param": [
+        "sliding_window",
+        "pinned_window",
+        "split_zones",
+        "compact",
+        "running_summary",
+        "cheapest_settings",
+        "compaction_prompt",
+        "two_rules_prompt",
+        "promote",
+    ],
+    "limits": [
+        "remarks_window",
+        "pinned_window",
+        "compaction_prompt",
+        "two_rules_prompt",
+        "memory",
+        "tight_memory",
+        "greenhouse_memory",
+    ],
+    "substring": ["promote"],
+    "duplicate": ["promote"],
+    "next-heading": ["promote"],
+    "dash": ["promote"],
     "in-place": ["promote"],
     "shuffled": ["greenhouse_memory", "memory", "compaction_prompt"],
-    "staging": ["cheapest_settings"], "laps": ["cheapest_settings"],
+    "staging": ["cheapest_settings"],
+    "laps": ["cheapest_settings"],
     "import": ["memory", "tight_memory", "greenhouse_memory"],
     "diary": ["memory", "tight_memory", "greenhouse_memory"],
     "partial": ["remarks_window"],
@@ -88,9 +155,11 @@ WHERE = {
 
 @dataclass
 class Wrong:
-    task: str            # the check's name without "check_"
-    answer: tuple        # the arguments after the answer function/value itself: the check's positional args
-    hint: str            # a piece of the hint it must get
+    task: str  # the check's name without "check_"
+    answer: (
+        tuple  # the arguments after the answer function/value itself: the check's positional args
+    )
+    hint: str  # a piece of the hint it must get
     kinds: tuple = ()
     name: str = ""
 
@@ -138,20 +207,27 @@ def solution(name: str, function: str):
             if "def " in cell.source:
                 exec(cell.source, namespace)
             elif make_student_copies.BEGIN in cell.source:
-                try:                # a value answer; one worked out from a demo run is left out
+                try:  # a value answer; one worked out from a demo run is left out
                     exec(cell.source, namespace)
                 except NameError:
                     pass
-            else:                   # a demo cell: only its imports, which the definitions may use
-                exec("\n".join(x for x in cell.source.splitlines() if x.startswith(("from ", "import "))), namespace)
+            else:  # a demo cell: only its imports, which the definitions may use
+                exec(
+                    "\n".join(
+                        x for x in cell.source.splitlines() if x.startswith(("from ", "import "))
+                    ),
+                    namespace,
+                )
         _NAMESPACES[name] = namespace
     return _NAMESPACES[name][function]
 
 
 def sol(name, function):
     """A lazy handle on a solution function (the notebook is read at the first call)."""
+
     def call(*args, **kwargs):
         return solution(name, function)(*args, **kwargs)
+
     return call
 
 
@@ -173,6 +249,7 @@ def chars(messages):
 
 # ---- 01 · tokens_of ---------------------------------------------------------------------------------
 
+
 def tokens_counting_words(messages):
     return sum(len(text_of(m).split()) for m in messages)
 
@@ -182,7 +259,15 @@ def tokens_counting_characters(messages):
 
 
 def tokens_of_text_blocks_only(messages):
-    return sum(len(b.get("text", "")) for m in messages for b in blocks_of(m) if b.get("type") == "text") // 4
+    return (
+        sum(
+            len(b.get("text", ""))
+            for m in messages
+            for b in blocks_of(m)
+            if b.get("type") == "text"
+        )
+        // 4
+    )
 
 
 def tokens_without_tool_inputs(messages):
@@ -190,8 +275,13 @@ def tokens_without_tool_inputs(messages):
     total = 0
     for m in messages:
         for b in blocks_of(m):
-            total += len(b["text"]) if b["type"] == "text" else len(b["name"]) if b["type"] == "tool_use" else \
-                len(result_text(b))
+            total += (
+                len(b["text"])
+                if b["type"] == "text"
+                else len(b["name"])
+                if b["type"] == "tool_use"
+                else len(result_text(b))
+            )
     return total // 4
 
 
@@ -199,8 +289,13 @@ def tokens_without_tool_names(messages):
     total = 0
     for m in messages:
         for b in blocks_of(m):
-            total += len(b["text"]) if b["type"] == "text" else len(json.dumps(b["input"])) \
-                if b["type"] == "tool_use" else len(result_text(b))
+            total += (
+                len(b["text"])
+                if b["type"] == "text"
+                else len(json.dumps(b["input"]))
+                if b["type"] == "tool_use"
+                else len(result_text(b))
+            )
     return total // 4
 
 
@@ -221,7 +316,7 @@ def tokens_rounding_per_message(messages):
 
 
 def tokens_with_the_meters_overhead(messages):
-    return Meter("chars4").total(messages)          # the harness's meter adds 4 a message
+    return Meter("chars4").total(messages)  # the harness's meter adds 4 a message
 
 
 def tokens_of_the_json(messages):
@@ -229,7 +324,7 @@ def tokens_of_the_json(messages):
 
 
 def tokens_crashing_on_empty(messages):
-    first = messages[0]                       # "there is always a request"
+    first = messages[0]  # "there is always a request"
     return (len(text_of(first)) + chars(messages[1:])) // 4
 
 
@@ -253,7 +348,9 @@ def tokens_of_string_contents_only(messages):
 
 
 def tokens_of_the_first_block_only(messages):
-    return sum(len(text_of({"role": m["role"], "content": blocks_of(m)[:1]})) for m in messages) // 4
+    return (
+        sum(len(text_of({"role": m["role"], "content": blocks_of(m)[:1]})) for m in messages) // 4
+    )
 
 
 def tokens_skipping_the_request(messages):
@@ -287,7 +384,9 @@ wrong("tokens_of", tokens_crashing_on_empty, "it holds 0 tokens", "index")
 wrong("tokens_of", tokens_without_return, "end the function with `return`")
 wrong("tokens_of", tokens_emptying_the_list, "only read the messages", "alias")
 wrong("tokens_of", tokens_counting_the_list, "add nothing for the list itself")
-wrong("tokens_of", tokens_of_string_contents_only, "content may be a list of blocks", "shape", "text")
+wrong(
+    "tokens_of", tokens_of_string_contents_only, "content may be a list of blocks", "shape", "text"
+)
 wrong("tokens_of", tokens_of_the_first_block_only, "every block of a message counts", "text")
 wrong("tokens_of", tokens_skipping_the_request, "the first one too", "one")
 wrong("tokens_of", tokens_from_a_real_tokenizer, "real tokenizer")
@@ -308,7 +407,7 @@ def tokens_rounded_up_once(messages):
 
 
 def tokens_of_the_joined_text(messages):
-    return chars4("".join(text_of(m) for m in messages))      # one estimate over all the text
+    return chars4("".join(text_of(m) for m in messages))  # one estimate over all the text
 
 
 def tokens_walking_the_blocks(messages):
@@ -322,7 +421,11 @@ def tokens_walking_the_blocks(messages):
                 total += len(f"{b['name']} {json.dumps(b['input'], sort_keys=True)}")
             else:
                 content = b.get("content", "")
-                total += len(content) if isinstance(content, str) else sum(len(x.get("text", "")) for x in content)
+                total += (
+                    len(content)
+                    if isinstance(content, str)
+                    else sum(len(x.get("text", "")) for x in content)
+                )
     return total / 4
 
 
@@ -336,9 +439,11 @@ right("tokens_of", tokens_walking_the_blocks)
 
 # ---- 01 · the overflow prediction (numbers worked out from the check's own run, in the test) ------------
 
+
 @functools.lru_cache(maxsize=1)
 def overflow_lap(window: int = 6000) -> int:
     from exercises.checks.common import run
+
     return run(FullHistory(), window).laps[-1].number
 
 
@@ -358,7 +463,9 @@ wrong("overflow_prediction", (1, 6000), "lap 1 only lists the files", name="lap 
 wrong("overflow_prediction", ("11", 6000), "whole lap number", "shape", name="the text '11'")
 wrong("overflow_prediction", (10.5, 6000), "whole lap number", name="10.5")
 wrong("overflow_prediction", (True, 6000), "whole lap number", name="True")
-wrong("overflow_prediction", (6000, 6000), "number of tokens, not of laps", name="the window itself")
+wrong(
+    "overflow_prediction", (6000, 6000), "number of tokens, not of laps", name="the window itself"
+)
 wrong("overflow_prediction", (0, 6000), "counted from 1", name="lap 0")
 wrong("overflow_prediction", ([11], 6000), "whole lap number", "shape", name="a list")
 wrong("overflow_prediction", (-3, 6000), "counted from 1", name="a negative lap")
@@ -369,6 +476,7 @@ right("overflow_prediction", (Lap(0, float), 6000), "the lap as a float such as 
 
 
 # ---- 01 · smallest_window -----------------------------------------------------------------------------
+
 
 def window_from_the_bill(laps):
     return sum(lap.billed_input for lap in laps)
@@ -399,11 +507,14 @@ def _what_the_notebooks_run_needed() -> int:
     """The number a student reads off the notebook's own run (FullHistory on the class request)."""
     from exercises.checks.common import run
     from stage.tasks import file_reading_task
-    return max(lap.assembled_tokens for lap in run(FullHistory(), 100_000, file_reading_task()).laps)
+
+    return max(
+        lap.assembled_tokens for lap in run(FullHistory(), 100_000, file_reading_task()).laps
+    )
 
 
 def window_of_the_class_run(laps):
-    return _what_the_notebooks_run_needed()    # the notebook's number, typed in
+    return _what_the_notebooks_run_needed()  # the notebook's number, typed in
 
 
 def window_one_token_roomier(laps):
@@ -411,7 +522,7 @@ def window_one_token_roomier(laps):
 
 
 def window_from_the_lap_before_last(laps):
-    return max(laps[-2].assembled_tokens, laps[-1].assembled_tokens)    # "the last two laps decide"
+    return max(laps[-2].assembled_tokens, laps[-1].assembled_tokens)  # "the last two laps decide"
 
 
 def window_as_text(laps):
@@ -436,11 +547,13 @@ wrong("smallest_window", window_from_the_growth, "lap.assembled_tokens")
 
 
 def window_of_the_last_lap(laps):
-    return laps[-1].assembled_tokens           # FullHistory's desk only grows
+    return laps[-1].assembled_tokens  # FullHistory's desk only grows
 
 
 def window_from_the_raw_history(laps):
-    return max(lap.raw_tokens for lap in laps)  # the same for FullHistory: it sends the whole raw history
+    return max(
+        lap.raw_tokens for lap in laps
+    )  # the same for FullHistory: it sends the whole raw history
 
 
 def window_by_sorting(laps):
@@ -454,6 +567,7 @@ right("smallest_window", window_by_sorting)
 
 
 # ---- 02 · the windows ---------------------------------------------------------------------------------
+
 
 def _walk(messages, room, counter, fits=lambda size, room: size <= room, first=1):
     start = len(messages)
@@ -483,7 +597,7 @@ def window_without_a_notice(messages, budget, counter):
 
 def window_keeping_the_oldest(messages, budget, counter):
     fits = [c for c in safe_cuts(messages) if sum(counter(m) for m in messages[:c]) <= budget]
-    return messages[:max(fits)]           # whole turns, from the front: the request stays, the newest go
+    return messages[: max(fits)]  # whole turns, from the front: the request stays, the newest go
 
 
 def window_not_counting_its_notice(messages, budget, counter):
@@ -494,7 +608,7 @@ def window_not_counting_its_notice(messages, budget, counter):
 
 
 def window_strict_when_all_fits(messages, budget, counter):
-    if sum(counter(m) for m in messages) < budget:          # < where <= belongs
+    if sum(counter(m) for m in messages) < budget:  # < where <= belongs
         return list(messages)
     return sol_sliding(messages, budget - 1, counter) if budget else []
 
@@ -517,8 +631,10 @@ def window_keeping_an_oversize_newest_turn(messages, budget, counter):
     if sum(counter(m) for m in messages) <= budget:
         return list(messages)
     room = budget - counter(user(DROPPED_NOTICE))
-    start = min(_walk(messages, room, counter), safe_cuts(messages)[-2])   # "always keep the newest turn"
-    return [user(DROPPED_NOTICE)] + messages[max(start, 1):]
+    start = min(
+        _walk(messages, room, counter), safe_cuts(messages)[-2]
+    )  # "always keep the newest turn"
+    return [user(DROPPED_NOTICE)] + messages[max(start, 1) :]
 
 
 def window_sending_a_lone_notice(messages, budget, counter):
@@ -527,8 +643,11 @@ def window_sending_a_lone_notice(messages, budget, counter):
 
 def window_crashing_on_empty(messages, budget, counter):
     request = messages[0]
-    return [request] + messages[1:] if sum(counter(m) for m in messages) <= budget else \
-        sol_sliding(messages, budget, counter)
+    return (
+        [request] + messages[1:]
+        if sum(counter(m) for m in messages) <= budget
+        else sol_sliding(messages, budget, counter)
+    )
 
 
 def window_popping_the_callers_list(messages, budget, counter):
@@ -543,7 +662,7 @@ def window_without_return(messages, budget, counter):
 
 def window_handing_back_the_callers_list(messages, budget, counter):
     if sum(counter(m) for m in messages) <= budget:
-        return messages                       # "nothing to do"
+        return messages  # "nothing to do"
     return sol_sliding(messages, budget, counter)
 
 
@@ -555,7 +674,7 @@ def window_with_its_own_notice(messages, budget, counter):
 def window_without_a_notice_before_a_user_message(messages, budget, counter):
     desk = sol_sliding(messages, budget, counter)
     if len(desk) > 1 and desk != messages and desk[1]["role"] == "user":
-        return desk[1:]                        # "the desk starts with a user message already"
+        return desk[1:]  # "the desk starts with a user message already"
     return desk
 
 
@@ -564,21 +683,21 @@ def window_ignoring_the_counter(messages, budget, counter):
 
 
 def window_of_a_fixed_size(messages, budget, counter):
-    return sol_sliding(messages, 5000, counter)          # the class window, typed in
+    return sol_sliding(messages, 5000, counter)  # the class window, typed in
 
 
 def window_dropping_one_turn_when_the_raw_history_is_over(messages, budget, counter):
     if sum(counter(m) for m in messages) <= budget:
         return list(messages)
     cuts = safe_cuts(messages)
-    return [user(DROPPED_NOTICE)] + messages[cuts[2]:] if len(cuts) > 3 else []
+    return [user(DROPPED_NOTICE)] + messages[cuts[2] :] if len(cuts) > 3 else []
 
 
 def window_crashing_on_one_message(messages, budget, counter):
     if not messages or sum(counter(m) for m in messages) <= budget:
         return list(messages)
     cuts = safe_cuts(messages)[1:-1]
-    newest = cuts[-1]                                      # "there is always a turn"
+    newest = cuts[-1]  # "there is always a turn"
     return sol_sliding(messages, budget, counter) if newest else []
 
 
@@ -588,7 +707,9 @@ def window_cutting_before_assistants_only(messages, budget, counter):
         return list(messages)
     notice = user(DROPPED_NOTICE)
     start = len(messages)
-    for cut in reversed([c for c in safe_cuts(messages)[:-1] if messages[c]["role"] == "assistant"]):
+    for cut in reversed(
+        [c for c in safe_cuts(messages)[:-1] if messages[c]["role"] == "assistant"]
+    ):
         if sum(counter(m) for m in [notice] + messages[cut:]) > budget:
             break
         start = cut
@@ -612,9 +733,15 @@ wrong(W, window_sending_a_lone_notice, "a notice alone is no help")
 wrong(W, window_crashing_on_empty, "an empty history is a real input", "index")
 wrong(W, window_popping_the_callers_list, "never pop, insert", "alias")
 wrong(W, window_without_return, "end the function with `return`")
-wrong(W, window_handing_back_the_callers_list, "list(messages), not messages itself", "alias", "fits")
+wrong(
+    W, window_handing_back_the_callers_list, "list(messages), not messages itself", "alias", "fits"
+)
 wrong(W, window_with_its_own_notice, "not your own words")
-wrong(W, window_without_a_notice_before_a_user_message, "even when the first message you keep is a user message")
+wrong(
+    W,
+    window_without_a_notice_before_a_user_message,
+    "even when the first message you keep is a user message",
+)
 wrong(W, window_ignoring_the_counter, "the counter you are given", "param")
 wrong(W, window_of_a_fixed_size, "budget", "param", "hardcoded")
 wrong(W, window_dropping_one_turn_when_the_raw_history_is_over, "not the raw history", "raw")
@@ -647,7 +774,7 @@ def window_by_bisection(messages, budget, counter):
             high = mid
         else:
             low = mid + 1
-    return [user(DROPPED_NOTICE)] + messages[cuts[low]:] if low < len(cuts) else []
+    return [user(DROPPED_NOTICE)] + messages[cuts[low] :] if low < len(cuts) else []
 
 
 def window_with_running_sizes(messages, budget, counter):
@@ -675,6 +802,7 @@ right(W, window_with_running_sizes)
 
 
 # ---- 02 · first_lap_without -------------------------------------------------------------------------------
+
 
 def _holds(lap, text):
     return any(text in text_of(m).lower() for m in lap.sent)
@@ -714,30 +842,59 @@ def _first_lap_with(on_desk, name):
             elif seen:
                 return lap.number
         return None
+
     first_lap_without.__name__ = name
     return first_lap_without
 
 
-first_lap_case_sensitive = _first_lap_with(lambda lap, text: any(text in text_of(m) for m in lap.sent),
-                                           "first_lap_case_sensitive")
+first_lap_case_sensitive = _first_lap_with(
+    lambda lap, text: any(text in text_of(m) for m in lap.sent), "first_lap_case_sensitive"
+)
 first_lap_reading_only_plain_strings = _first_lap_with(
-    lambda lap, text: any(isinstance(m["content"], str) and text in m["content"].lower() for m in lap.sent),
-    "first_lap_reading_only_plain_strings")
-first_lap_searching_the_printed_desk = _first_lap_with(lambda lap, text: text in str(lap.sent).lower(),
-                                                       "first_lap_searching_the_printed_desk")
-first_lap_reading_text_blocks_and_results = _first_lap_with(      # no tool calls
-    lambda lap, text: any(text in (b.get("text", "") if b["type"] == "text" else
-                                   result_text(b) if b["type"] == "tool_result" else "").lower()
-                          for m in lap.sent for b in blocks_of(m)), "first_lap_reading_text_blocks_and_results")
+    lambda lap, text: any(
+        isinstance(m["content"], str) and text in m["content"].lower() for m in lap.sent
+    ),
+    "first_lap_reading_only_plain_strings",
+)
+first_lap_searching_the_printed_desk = _first_lap_with(
+    lambda lap, text: text in str(lap.sent).lower(), "first_lap_searching_the_printed_desk"
+)
+first_lap_reading_text_blocks_and_results = _first_lap_with(  # no tool calls
+    lambda lap, text: any(
+        text
+        in (
+            b.get("text", "")
+            if b["type"] == "text"
+            else result_text(b)
+            if b["type"] == "tool_result"
+            else ""
+        ).lower()
+        for m in lap.sent
+        for b in blocks_of(m)
+    ),
+    "first_lap_reading_text_blocks_and_results",
+)
 first_lap_reading_only_the_user = _first_lap_with(
     lambda lap, text: any(text in text_of(m).lower() for m in lap.sent if m["role"] == "user"),
-    "first_lap_reading_only_the_user")
+    "first_lap_reading_only_the_user",
+)
 first_lap_reading_string_results_only = _first_lap_with(
-    lambda lap, text: any(text in (b.get("text", "") if b["type"] == "text" else
-                                   b["content"] if b["type"] == "tool_result" and isinstance(b["content"], str) else
-                                   f"{b.get('name')} {json.dumps(b.get('input'))}" if b["type"] == "tool_use" else
-                                   "").lower() for m in lap.sent for b in blocks_of(m)),
-    "first_lap_reading_string_results_only")
+    lambda lap, text: any(
+        text
+        in (
+            b.get("text", "")
+            if b["type"] == "text"
+            else b["content"]
+            if b["type"] == "tool_result" and isinstance(b["content"], str)
+            else f"{b.get('name')} {json.dumps(b.get('input'))}"
+            if b["type"] == "tool_use"
+            else ""
+        ).lower()
+        for m in lap.sent
+        for b in blocks_of(m)
+    ),
+    "first_lap_reading_string_results_only",
+)
 
 
 def first_lap_crashing_without_laps(laps, text):
@@ -808,13 +965,15 @@ def first_lap_by_index(laps, text):
 
 def first_lap_by_dropwhile(laps, text):
     import itertools
-    rest = itertools.dropwhile(lambda lap: not _holds(lap, text), laps)     # before it arrives
-    rest = itertools.dropwhile(lambda lap: _holds(lap, text), rest)          # while it is there
+
+    rest = itertools.dropwhile(lambda lap: not _holds(lap, text), laps)  # before it arrives
+    rest = itertools.dropwhile(lambda lap: _holds(lap, text), rest)  # while it is there
     return next((lap.number for lap in rest), None)
 
 
 def first_lap_by_blocks(laps, text):
     """Reads every block itself: text, a tool call's JSON input, a result's content in either form."""
+
     def words(block):
         if block["type"] == "text":
             return block["text"]
@@ -822,6 +981,7 @@ def first_lap_by_blocks(laps, text):
             return block["name"] + " " + json.dumps(block["input"], ensure_ascii=False)
         content = block.get("content", "")
         return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
+
     seen = False
     for lap in laps:
         here = any(text in words(b).lower() for m in lap.sent for b in blocks_of(m))
@@ -839,6 +999,7 @@ right(F, first_lap_by_blocks)
 
 
 # ---- 02 · pinned_window -----------------------------------------------------------------------------------
+
 
 def pinned_window_that_forgets_the_head(messages, budget, counter):
     return sol_sliding(messages, budget, counter)
@@ -887,7 +1048,7 @@ def pinned_window_handing_back_the_callers_list(messages, budget, counter):
 def pinned_window_guessing_the_head(messages, budget, counter):
     if not messages:
         return []
-    head = len(text_of(messages[0])) // 4                     # the request's size, not by the counter
+    head = len(text_of(messages[0])) // 4  # the request's size, not by the counter
     if head > budget:
         return []
     return messages[:1] + sol_sliding(messages[1:], budget - head, counter)
@@ -904,14 +1065,17 @@ def pinned_window_measuring_the_raw_history(messages, budget, counter):
     room = budget - sum(counter(m) for m in messages[:1])
     if sum(counter(m) for m in messages) <= budget:
         return list(messages)
-    return messages[:1] + [user(DROPPED_NOTICE)] + messages[safe_cuts(messages)[2]:] \
-        if room > 0 and len(safe_cuts(messages)) > 3 else messages[:1]
+    return (
+        messages[:1] + [user(DROPPED_NOTICE)] + messages[safe_cuts(messages)[2] :]
+        if room > 0 and len(safe_cuts(messages)) > 3
+        else messages[:1]
+    )
 
 
 def pinned_window_crashing_on_one_message(messages, budget, counter):
     if not messages:
         return []
-    first_turn = messages[1]                                   # "there is always a first turn"
+    first_turn = messages[1]  # "there is always a first turn"
     assert first_turn
     return sol_pinned(messages, budget, counter)
 
@@ -924,7 +1088,13 @@ wrong(P, pinned_window_dropping_a_lonely_head, "the request is always sent")
 wrong(P, pinned_window_popping_the_head, "never pop, insert", "alias")
 wrong(P, pinned_window_sending_an_oversize_request, "when not even the request fits", "limits")
 wrong(P, pinned_window_with_the_notice_first, "the request goes first, before the notice")
-wrong(P, pinned_window_handing_back_the_callers_list, "list(messages), not messages itself", "alias", "fits")
+wrong(
+    P,
+    pinned_window_handing_back_the_callers_list,
+    "list(messages), not messages itself",
+    "alias",
+    "fits",
+)
 wrong(P, pinned_window_guessing_the_head, "the counter you are given", "param")
 wrong(P, pinned_window_without_a_notice, "the notice goes first")
 wrong(P, pinned_window_measuring_the_raw_history, "not the raw history", "raw")
@@ -940,7 +1110,10 @@ def pinned_window_from_scratch(messages, budget, counter):
     notice = user(DROPPED_NOTICE)
     best = None
     for cut in reversed(safe_cuts(messages)[2:-1]):
-        if counter(messages[0]) + counter(notice) + sum(counter(m) for m in messages[cut:]) > budget:
+        if (
+            counter(messages[0]) + counter(notice) + sum(counter(m) for m in messages[cut:])
+            > budget
+        ):
             break
         best = cut
     return [messages[0]] + ([notice] + messages[best:] if best else [])
@@ -965,8 +1138,15 @@ right(P, pinned_window_through_a_walk_forward)
 
 # ---- 02 · remarks_window ------------------------------------------------------------------------------
 
+
 def _said(messages):
-    return [b["text"] for m in messages if m["role"] == "user" for b in blocks_of(m) if b.get("type") == "text"]
+    return [
+        b["text"]
+        for m in messages
+        if m["role"] == "user"
+        for b in blocks_of(m)
+        if b.get("type") == "text"
+    ]
 
 
 def _remarks(notice_of, messages, budget, counter, keep_user=lambda m: m["role"] == "user"):
@@ -976,7 +1156,13 @@ def _remarks(notice_of, messages, budget, counter, keep_user=lambda m: m["role"]
     if counter(messages[0]) > budget:
         return []
     for cut in safe_cuts(messages, start=1)[:-1]:
-        said = [b["text"] for m in messages[1:cut] if keep_user(m) for b in blocks_of(m) if b.get("type") == "text"]
+        said = [
+            b["text"]
+            for m in messages[1:cut]
+            if keep_user(m)
+            for b in blocks_of(m)
+            if b.get("type") == "text"
+        ]
         desk = messages[:1] + [user(notice_of(said, messages[1:cut]))] + messages[cut:]
         if sum(counter(m) for m in desk) <= budget:
             return desk
@@ -1000,7 +1186,11 @@ def remarks_window_keeping_only_the_newest_turn(messages, budget, counter):
     if sum(counter(m) for m in messages) <= budget:
         return list(messages)
     cut = safe_cuts(messages)[-2]
-    return messages[:1] + [user(DROPPED_NOTICE + " " + " ".join(_said(messages[1:cut])))] + messages[cut:]
+    return (
+        messages[:1]
+        + [user(DROPPED_NOTICE + " " + " ".join(_said(messages[1:cut])))]
+        + messages[cut:]
+    )
 
 
 def remarks_window_crashing_on_empty(messages, budget, counter):
@@ -1009,16 +1199,25 @@ def remarks_window_crashing_on_empty(messages, budget, counter):
 
 
 def remarks_window_carrying_the_first_remark(messages, budget, counter):
-    return _remarks(lambda said, _: DROPPED_NOTICE + " " + " ".join(said[:1]), messages, budget, counter)
+    return _remarks(
+        lambda said, _: DROPPED_NOTICE + " " + " ".join(said[:1]), messages, budget, counter
+    )
 
 
 def remarks_window_carrying_them_backwards(messages, budget, counter):
-    return _remarks(lambda said, _: DROPPED_NOTICE + " " + " ".join(reversed(said)), messages, budget, counter)
+    return _remarks(
+        lambda said, _: DROPPED_NOTICE + " " + " ".join(reversed(said)), messages, budget, counter
+    )
 
 
 def remarks_window_carrying_the_results_too(messages, budget, counter):
-    return _remarks(lambda said, dropped: DROPPED_NOTICE + " " + " ".join(text_of(m) for m in dropped),
-                    messages, budget, counter, keep_user=lambda m: False)
+    return _remarks(
+        lambda said, dropped: DROPPED_NOTICE + " " + " ".join(text_of(m) for m in dropped),
+        messages,
+        budget,
+        counter,
+        keep_user=lambda m: False,
+    )
 
 
 def remarks_window_handing_back_the_callers_list(messages, budget, counter):
@@ -1034,12 +1233,19 @@ def remarks_window_sending_an_oversize_request(messages, budget, counter):
 
 
 def remarks_window_with_its_own_notice(messages, budget, counter):
-    return _remarks(lambda said, _: "Earlier the user said: " + " ".join(said), messages, budget, counter)
+    return _remarks(
+        lambda said, _: "Earlier the user said: " + " ".join(said), messages, budget, counter
+    )
 
 
 def remarks_window_reading_block_lists_only(messages, budget, counter):
-    return _remarks(lambda said, _: DROPPED_NOTICE + " " + " ".join(said), messages, budget, counter,
-                    keep_user=lambda m: m["role"] == "user" and isinstance(m["content"], list))
+    return _remarks(
+        lambda said, _: DROPPED_NOTICE + " " + " ".join(said),
+        messages,
+        budget,
+        counter,
+        keep_user=lambda m: m["role"] == "user" and isinstance(m["content"], list),
+    )
 
 
 R = "remarks_window"
@@ -1050,11 +1256,27 @@ wrong(R, remarks_window_keeping_only_the_newest_turn, "try the cuts from the old
 wrong(R, remarks_window_carrying_the_first_remark, "collect the text blocks", "partial")
 wrong(R, remarks_window_carrying_them_backwards, "in the order they were said", "partial")
 wrong(R, remarks_window_carrying_the_results_too, "not the tool results", "text")
-wrong(R, remarks_window_handing_back_the_callers_list, "list(messages), not messages itself", "alias", "fits")
-wrong(R, remarks_window_sending_an_oversize_request, "a request that alone is over the budget", "limits")
+wrong(
+    R,
+    remarks_window_handing_back_the_callers_list,
+    "list(messages), not messages itself",
+    "alias",
+    "fits",
+)
+wrong(
+    R,
+    remarks_window_sending_an_oversize_request,
+    "a request that alone is over the budget",
+    "limits",
+)
 wrong(R, remarks_window_with_its_own_notice, "start the notice with DROPPED_NOTICE")
-wrong(R, remarks_window_reading_block_lists_only, "plain string is what the user wrote too", "text",
-      "partial")
+wrong(
+    R,
+    remarks_window_reading_block_lists_only,
+    "plain string is what the user wrote too",
+    "text",
+    "partial",
+)
 
 
 def remarks_window_one_remark_a_line(messages, budget, counter):
@@ -1071,7 +1293,10 @@ def remarks_window_growing_the_notice(messages, budget, counter):
     cuts = safe_cuts(messages, start=1)
     for before, cut in zip(cuts, cuts[1:-1]):
         said += _said(messages[before:cut])
-        desk = [messages[0], user(DROPPED_NOTICE + " — the user said: " + " | ".join(said))] + messages[cut:]
+        desk = [
+            messages[0],
+            user(DROPPED_NOTICE + " — the user said: " + " | ".join(said)),
+        ] + messages[cut:]
         if sum(counter(m) for m in desk) <= budget:
             return desk
     return [messages[0]]
@@ -1083,6 +1308,7 @@ right(R, remarks_window_growing_the_notice)
 
 
 # ---- 03 · split_zones ---------------------------------------------------------------------------------
+
 
 def split_with_a_naive_tail(messages, keep):
     cut = max(1, len(messages) - keep)
@@ -1104,7 +1330,7 @@ def split_moving_the_cut_forward(messages, keep):
 
 
 def split_counting_turns(messages, keep):
-    return sol_split(messages, 2 * keep)              # keep_messages read as turns of two messages
+    return sol_split(messages, 2 * keep)  # keep_messages read as turns of two messages
 
 
 def split_crashing_on_empty(messages, keep):
@@ -1113,10 +1339,10 @@ def split_crashing_on_empty(messages, keep):
 
 
 def split_with_negative_slices(messages, keep):
-    tail = messages[-keep:]                  # keep=0 makes the tail the whole history
+    tail = messages[-keep:]  # keep=0 makes the tail the whole history
     while tail and tool_results(tail[0]) and len(tail) < len(messages) - 1:
-        tail = messages[-(len(tail) + 1):]
-    return messages[:1], messages[1:len(messages) - len(tail)], tail
+        tail = messages[-(len(tail) + 1) :]
+    return messages[:1], messages[1 : len(messages) - len(tail)], tail
 
 
 def split_popping_the_request(messages, keep):
@@ -1136,7 +1362,7 @@ def split_into_one_list(messages, keep):
 
 def split_handing_back_the_request_alone(messages, keep):
     if len(messages) <= 1:
-        return messages, [], []                 # "nothing to split"
+        return messages, [], []  # "nothing to split"
     return sol_split(messages, keep)
 
 
@@ -1146,7 +1372,7 @@ def split_keeping_four(messages, keep):
 
 def split_without_a_bound(messages, keep):
     cut = max(1, len(messages) - keep)
-    while tool_results(messages[cut]):        # keep=0 puts the cut past the end
+    while tool_results(messages[cut]):  # keep=0 puts the cut past the end
         cut -= 1
     return messages[:1], messages[1:cut], messages[cut:]
 
@@ -1174,7 +1400,9 @@ wrong(S, split_with_negative_slices, "nothing lost, nothing twice")
 wrong(S, split_popping_the_request, "never pop from or edit the list", "alias")
 wrong(S, split_as_a_list_of_zones, "a tuple of three lists", "shape")
 wrong(S, split_into_one_list, "not one list of messages", "shape")
-wrong(S, split_handing_back_the_request_alone, "never the list you were given itself", "alias", "one")
+wrong(
+    S, split_handing_back_the_request_alone, "never the list you were given itself", "alias", "one"
+)
 wrong(S, split_keeping_four, "keep_messages", "param")
 wrong(S, split_without_a_bound, "three empty zones", "index")
 wrong(S, split_reaching_into_the_head, "nothing lost, nothing twice", "one")
@@ -1207,7 +1435,7 @@ def split_counting_from_the_end(messages, keep):
     size = min(keep, max(n - 1, 0))
     while size and size < n - 1 and tool_results(messages[n - size]):
         size += 1
-    return tuple([messages[:1], messages[1:n - size], messages[n - size:]])
+    return tuple([messages[:1], messages[1 : n - size], messages[n - size :]])
 
 
 right(S, sol_split, "the solution")
@@ -1232,13 +1460,21 @@ def compact_that_summarizes_the_request(messages, summarize, keep):
 
 
 def compact_as_an_assistant_message(messages, summarize, keep):
-    return _compact(messages, summarize, keep, lambda text: {"role": "assistant",
-                                                             "content": [{"type": "text", "text": text}]})
+    return _compact(
+        messages,
+        summarize,
+        keep,
+        lambda text: {"role": "assistant", "content": [{"type": "text", "text": text}]},
+    )
 
 
 def compact_that_keeps_the_middle(messages, summarize, keep):
     head, middle, tail = sol_split(messages, keep)
-    return head + middle + [user(HEADER + "\n" + summarize(middle))] + tail if middle else list(messages)
+    return (
+        head + middle + [user(HEADER + "\n" + summarize(middle))] + tail
+        if middle
+        else list(messages)
+    )
 
 
 def compact_with_the_card_after_the_tail(messages, summarize, keep):
@@ -1257,7 +1493,7 @@ def compact_with_the_header_on_the_same_line(messages, summarize, keep):
 def compact_splicing_the_callers_list(messages, summarize, keep):
     head, middle, tail = sol_split(messages, keep)
     if middle:
-        messages[1:1 + len(middle)] = [user(HEADER + "\n" + summarize(middle))]
+        messages[1 : 1 + len(middle)] = [user(HEADER + "\n" + summarize(middle))]
     return messages
 
 
@@ -1285,14 +1521,14 @@ def compact_dressing_up_the_summary(messages, summarize, keep):
 
 def compact_summarizing_twice(messages, summarize, keep):
     head, middle, tail = sol_split(messages, keep)
-    if middle and not summarize(middle):                     # "check it is not empty first"
+    if middle and not summarize(middle):  # "check it is not empty first"
         return list(messages)
     return _compact(messages, summarize, keep)
 
 
 def compact_peeking_at_the_middle(messages, summarize, keep):
     head, middle, tail = sol_split(messages, keep)
-    if middle[0]["role"] != "assistant":                       # an empty middle has no first message
+    if middle[0]["role"] != "assistant":  # an empty middle has no first message
         return list(messages)
     return head + [user(HEADER + "\n" + summarize(middle))] + tail
 
@@ -1325,8 +1561,12 @@ def compact_with_a_blank_line_after_the_header(messages, summarize, keep):
 
 
 def compact_with_a_card_of_blocks(messages, summarize, keep):
-    return _compact(messages, summarize, keep,
-                    lambda text: {"role": "user", "content": [{"type": "text", "text": HEADER + "\n" + text}]})
+    return _compact(
+        messages,
+        summarize,
+        keep,
+        lambda text: {"role": "user", "content": [{"type": "text", "text": HEADER + "\n" + text}]},
+    )
 
 
 def compact_by_slicing(messages, summarize, keep):
@@ -1334,8 +1574,8 @@ def compact_by_slicing(messages, summarize, keep):
     if not middle:
         return messages[:]
     out = messages[:1]
-    out.append(user(f"{HEADER}\n{summarize(messages[1:1 + len(middle)])}"))
-    out.extend(messages[1 + len(middle):])
+    out.append(user(f"{HEADER}\n{summarize(messages[1 : 1 + len(middle)])}"))
+    out.extend(messages[1 + len(middle) :])
     return out
 
 
@@ -1355,9 +1595,10 @@ NO_CONSTRAINTS_PROMPT = """Summarize the session into notes, in at most {max_wor
 {transcript}
 </transcript>"""
 TINY_LIMIT_PROMPT = NO_CONSTRAINTS_PROMPT.replace("{max_words} words", "12 words").replace(
-    "- Facts", "- Standing constraints: every rule, word for word.\n- Facts")
+    "- Facts", "- Standing constraints: every rule, word for word.\n- Facts"
+)
 UNTAGGED_PROMPT = "Summarize this, keeping every rule the user gave:\n{transcript}"
-BRACES_PROMPT = "Summarize as JSON like {\"goal\": ...}:\n<transcript>\n{transcript}\n</transcript>"
+BRACES_PROMPT = 'Summarize as JSON like {"goal": ...}:\n<transcript>\n{transcript}\n</transcript>'
 MY_PROMPT = """Summarize the session as notes for a fresh copy of yourself, at most {max_words} words, with these bullets:
 - Goal: the request, in a sentence.
 - Standing constraints: every rule the user gave, word for word; never drop one.
@@ -1369,9 +1610,12 @@ MY_PROMPT = """Summarize the session as notes for a fresh copy of yourself, at m
 HARD_LIMIT_PROMPT = MY_PROMPT.replace("{max_words}", "300")
 NO_LIMIT_PROMPT = MY_PROMPT.replace(", at most {max_words} words,", "")
 NO_ASK_PROMPT = MY_PROMPT.replace("Summarize the session as notes", "Write notes on the session")
-RULE_IN_THE_PROMPT = MY_PROMPT.replace("- Facts", "Remember: never touch production, staging only.\n- Facts")
-TAGS_BESIDE_THE_TRANSCRIPT = MY_PROMPT.replace("<transcript>\n{transcript}\n</transcript>",
-                                               "<transcript></transcript>\n{transcript}")
+RULE_IN_THE_PROMPT = MY_PROMPT.replace(
+    "- Facts", "Remember: never touch production, staging only.\n- Facts"
+)
+TAGS_BESIDE_THE_TRANSCRIPT = MY_PROMPT.replace(
+    "<transcript>\n{transcript}\n</transcript>", "<transcript></transcript>\n{transcript}"
+)
 RULES_IN_PROSE = """Summarize the session in at most {max_words} words. Always keep every rule the user gave.
 - Goal: the request.
 - Facts: paths and line numbers.
@@ -1379,8 +1623,10 @@ RULES_IN_PROSE = """Summarize the session in at most {max_words} words. Always k
 <transcript>
 {transcript}
 </transcript>"""
-SHUFFLED_TEMPLATE = "\n".join(" ".join(reversed(line.split())) if "{" not in line and "<" not in line else line
-                              for line in COMPACTION_TEMPLATE.splitlines())
+SHUFFLED_TEMPLATE = "\n".join(
+    " ".join(reversed(line.split())) if "{" not in line and "<" not in line else line
+    for line in COMPACTION_TEMPLATE.splitlines()
+)
 
 P3 = "compaction_prompt"
 wrong(P3, NAIVE_PROMPT, "a section that carries every rule", name="the naive prompt")
@@ -1392,24 +1638,47 @@ wrong(P3, 42, "one string", "shape", name="a number")
 wrong(P3, MY_PROMPT.splitlines(), "one string", "shape", name="a list of lines")
 wrong(P3, HARD_LIMIT_PROMPT, "not a number of your own", "limits", "param", name="a limit typed in")
 wrong(P3, NO_LIMIT_PROMPT, "not a number of your own", "limits", name="no limit at all")
-wrong(P3, RULE_IN_THE_PROMPT, "do not write the class's rule", "hardcoded", name="the class rule written in")
-wrong(P3, TAGS_BESIDE_THE_TRANSCRIPT, "with the transcript inside", name="empty tags beside the transcript")
+wrong(
+    P3,
+    RULE_IN_THE_PROMPT,
+    "do not write the class's rule",
+    "hardcoded",
+    name="the class rule written in",
+)
+wrong(
+    P3,
+    TAGS_BESIDE_THE_TRANSCRIPT,
+    "with the transcript inside",
+    name="empty tags beside the transcript",
+)
 wrong(P3, NO_ASK_PROMPT, "summarize, compact or fold", name="never asks for a summary")
 wrong(P3, RULES_IN_PROSE, "in a bullet line of its own", name="the rule section asked for in prose")
 wrong(P3, COMPACTION_TEMPLATE, "write the prompt yourself", name="the lesson's template")
-wrong(P3, SHUFFLED_TEMPLATE, "write the prompt yourself", "shuffled", name="the lesson's template, words reversed")
+wrong(
+    P3,
+    SHUFFLED_TEMPLATE,
+    "write the prompt yourself",
+    "shuffled",
+    name="the lesson's template, words reversed",
+)
 
 right(P3, solution("03_three_zones", "MY_PROMPT"), "the solution")
 right(P3, MY_PROMPT, "another wording")
-right(P3, """Compact the middle of this session into at most {max_words} words. Sections, in this order:
+right(
+    P3,
+    """Compact the middle of this session into at most {max_words} words. Sections, in this order:
 1. Standing constraints: each instruction the user gave, word for word (always present).
 2. Goal: what the user asked.
 3. Facts: exact file paths and line numbers.
 4. Done / pending: the next step.
 <transcript>
 {transcript}
-</transcript>""", "numbered sections, constraints first")
-right(P3, """Summary notes, no more than {max_words} words:
+</transcript>""",
+    "numbered sections, constraints first",
+)
+right(
+    P3,
+    """Summary notes, no more than {max_words} words:
 - Standing constraints: every rule the user stated, verbatim, always.
 - Goal: the task.
 - Files read: each path.
@@ -1417,7 +1686,9 @@ right(P3, """Summary notes, no more than {max_words} words:
 - Pointers: what can be re-read.
 <transcript>
 {transcript}
-</transcript>""", "'no more than', with files and pointers")
+</transcript>""",
+    "'no more than', with files and pointers",
+)
 
 TWO_GOAL_FIRST = """Summarize, at most {max_words} words:
 - Goal: the user's whole request, in full.
@@ -1427,58 +1698,83 @@ TWO_GOAL_FIRST = """Summarize, at most {max_words} words:
 {transcript}
 </transcript>"""
 TWO_HARD_LIMIT = solution("03_three_zones", "TWO_RULES_PROMPT").replace("{max_words}", "80")
-TWO_NO_LIMIT = solution("03_three_zones", "TWO_RULES_PROMPT").replace(" in at most {max_words} words", "")
+TWO_NO_LIMIT = solution("03_three_zones", "TWO_RULES_PROMPT").replace(
+    " in at most {max_words} words", ""
+)
 TWO_RULE_IN = solution("03_three_zones", "TWO_RULES_PROMPT").replace(
-    "- Facts", "Keep this: never touch production.\n- Facts")
+    "- Facts", "Keep this: never touch production.\n- Facts"
+)
 P4 = "two_rules_prompt"
 wrong(P4, COMPACTION_TEMPLATE, "write the prompt yourself", name="the lesson's template")
 wrong(P4, NAIVE_PROMPT, "in a bullet line of its own", name="the naive prompt at 40 words")
 wrong(P4, UNTAGGED_PROMPT, "<transcript>", name="no tags")
 wrong(P4, TWO_GOAL_FIRST, "spends them on the goal first", name="the goal first")
-wrong(P4, solution("03_three_zones", "MY_PROMPT"), "spends them on the goal first", name="MY_PROMPT again")
-wrong(P4, TWO_HARD_LIMIT, "not a number of your own", "limits", "param", name="a limit of 80 typed in")
+wrong(
+    P4,
+    solution("03_three_zones", "MY_PROMPT"),
+    "spends them on the goal first",
+    name="MY_PROMPT again",
+)
+wrong(
+    P4, TWO_HARD_LIMIT, "not a number of your own", "limits", "param", name="a limit of 80 typed in"
+)
 wrong(P4, TWO_NO_LIMIT, "not a number of your own", "limits", name="no limit at all")
-wrong(P4, TWO_RULE_IN, "do not write the class's rule", "hardcoded", name="the class rule written in")
+wrong(
+    P4, TWO_RULE_IN, "do not write the class's rule", "hardcoded", name="the class rule written in"
+)
 wrong(P4, BRACES_PROMPT, "doubled", name="stray braces")
 wrong(P4, 7, "one string", "shape", name="a number")
 
 right(P4, solution("03_three_zones", "TWO_RULES_PROMPT"), "the solution")
-right(P4, """Summarize in at most {max_words} words. Only this section:
+right(
+    P4,
+    """Summarize in at most {max_words} words. Only this section:
 - Standing constraints: every rule the user gave, word for word.
 <transcript>
 {transcript}
-</transcript>""", "constraints alone")
-right(P4, """Compact it; keep it under {max_words} words:
+</transcript>""",
+    "constraints alone",
+)
+right(
+    P4,
+    """Compact it; keep it under {max_words} words:
 1. Standing constraints: each rule the user said, verbatim.
 2. Files read: the paths.
 <transcript>
 {transcript}
-</transcript>""", "constraints, then files")
-right(P4, """Summarize in no more than {max_words} words.
+</transcript>""",
+    "constraints, then files",
+)
+right(
+    P4,
+    """Summarize in no more than {max_words} words.
 - Standing constraints: every instruction from the user, word for word.
 - Done / pending: what is left.
 <transcript>
 {transcript}
-</transcript>""", "constraints, then progress")
+</transcript>""",
+    "constraints, then progress",
+)
 
 
 # ---- 04 · running_summary ---------------------------------------------------------------------------------
 
+
 def summary_that_grows(events, fold, chunk_size=4, summary=""):
     for start in range(0, len(events), chunk_size):
-        summary = (summary + "\n" + fold(summary, events[start:start + chunk_size])).strip()
+        summary = (summary + "\n" + fold(summary, events[start : start + chunk_size])).strip()
     return summary
 
 
 def fold_everything_so_far(events, fold, chunk_size=4, summary=""):
     for start in range(0, len(events), chunk_size):
-        summary = fold(summary, events[:start + chunk_size])
+        summary = fold(summary, events[: start + chunk_size])
     return summary
 
 
 def fold_forgetting_the_summary(events, fold, chunk_size=4, summary=""):
     for start in range(0, len(events), chunk_size):
-        summary = fold("", events[start:start + chunk_size])
+        summary = fold("", events[start : start + chunk_size])
     return summary
 
 
@@ -1497,7 +1793,7 @@ def fold_emptying_the_events(events, fold, chunk_size=4, summary=""):
 
 def fold_without_return(events, fold, chunk_size=4, summary=""):
     for start in range(0, len(events), chunk_size):
-        summary = fold(summary, events[start:start + chunk_size])
+        summary = fold(summary, events[start : start + chunk_size])
 
 
 def fold_forgetting_the_summary_when_idle(events, fold, chunk_size=4, summary=""):
@@ -1512,27 +1808,27 @@ def fold_in_fours(events, fold, chunk_size=4, summary=""):
 
 def fold_dropping_the_short_last_chunk(events, fold, chunk_size=4, summary=""):
     for start in range(0, len(events) - chunk_size + 1, chunk_size):
-        summary = fold(summary, events[start:start + chunk_size])
+        summary = fold(summary, events[start : start + chunk_size])
     return summary
 
 
 def fold_overlapping_chunks(events, fold, chunk_size=4, summary=""):
-    step = max(1, chunk_size - 1)                     # "keep one event of context"
+    step = max(1, chunk_size - 1)  # "keep one event of context"
     for start in range(0, len(events), step):
-        summary = fold(summary, events[start:start + chunk_size])
+        summary = fold(summary, events[start : start + chunk_size])
     return summary
 
 
 def fold_with_the_arguments_swapped(events, fold, chunk_size=4, summary=""):
     for start in range(0, len(events), chunk_size):
-        summary = fold(events[start:start + chunk_size], summary)
+        summary = fold(events[start : start + chunk_size], summary)
     return summary
 
 
 def fold_returning_every_summary(events, fold, chunk_size=4, summary=""):
     summaries = [summary]
     for start in range(0, len(events), chunk_size):
-        summaries.append(fold(summaries[-1], events[start:start + chunk_size]))
+        summaries.append(fold(summaries[-1], events[start : start + chunk_size]))
     return summaries
 
 
@@ -1543,7 +1839,9 @@ def fold_peeking_at_the_first_event(events, fold, chunk_size=4, summary=""):
 
 def fold_missing_the_last_event(events, fold, chunk_size=4, summary=""):
     for start in range(0, len(events) - 1, chunk_size):
-        summary = fold(summary, events[start:min(start + chunk_size, len(events) - 1)] or events[start:])
+        summary = fold(
+            summary, events[start : min(start + chunk_size, len(events) - 1)] or events[start:]
+        )
     return summary
 
 
@@ -1567,20 +1865,22 @@ wrong(RS, fold_missing_the_last_event, "fold it too", "one")
 def fold_with_a_while_loop(events, fold, chunk_size=4, summary=""):
     i = 0
     while i < len(events):
-        summary = fold(summary, events[i:i + chunk_size])
+        summary = fold(summary, events[i : i + chunk_size])
         i += chunk_size
     return summary
 
 
 def fold_by_reduce(events, fold, chunk_size=4, summary=""):
-    chunks = [events[i:i + chunk_size] for i in range(0, len(events), chunk_size)]
+    chunks = [events[i : i + chunk_size] for i in range(0, len(events), chunk_size)]
     return functools.reduce(fold, chunks, summary)
 
 
 def fold_recursively(events, fold, chunk_size=4, summary=""):
     if not events:
         return summary
-    return fold_recursively(events[chunk_size:], fold, chunk_size, fold(summary, events[:chunk_size]))
+    return fold_recursively(
+        events[chunk_size:], fold, chunk_size, fold(summary, events[:chunk_size])
+    )
 
 
 right(RS, sol_fold, "the solution")
@@ -1590,6 +1890,7 @@ right(RS, fold_recursively)
 
 
 # ---- 04 · token_bill --------------------------------------------------------------------------------------
+
 
 def bill_of_the_desk_only(laps):
     return sum(lap.assembled_tokens for lap in laps), sum(lap.raw_tokens for lap in laps)
@@ -1612,7 +1913,7 @@ def bill_crashing_without_laps(laps):
 
 
 def bill_sorting_the_laps(laps):
-    laps.sort(key=lambda lap: -lap.raw_tokens)          # biggest first, "to look at them"
+    laps.sort(key=lambda lap: -lap.raw_tokens)  # biggest first, "to look at them"
     return sum(lap.billed_input for lap in laps), sum(lap.raw_tokens for lap in laps)
 
 
@@ -1621,7 +1922,9 @@ def bill_as_a_list(laps):
 
 
 def bill_with_the_output(laps):
-    return sum(lap.billed_input + lap.billed_output for lap in laps), sum(lap.raw_tokens for lap in laps)
+    return sum(lap.billed_input + lap.billed_output for lap in laps), sum(
+        lap.raw_tokens for lap in laps
+    )
 
 
 def bill_skipping_lap_one(laps):
@@ -1641,7 +1944,10 @@ def bill_of_the_class_run(laps):
 
 
 def bill_as_a_dict(laps):
-    return {"with": sum(lap.billed_input for lap in laps), "without": sum(lap.raw_tokens for lap in laps)}
+    return {
+        "with": sum(lap.billed_input for lap in laps),
+        "without": sum(lap.raw_tokens for lap in laps),
+    }
 
 
 def bill_from_the_growth_of_the_total(laps):
@@ -1679,7 +1985,9 @@ def bill_in_one_loop(laps):
 
 
 def bill_by_reduce(laps):
-    return functools.reduce(lambda acc, lap: (acc[0] + lap.billed_input, acc[1] + lap.raw_tokens), laps, (0, 0))
+    return functools.reduce(
+        lambda acc, lap: (acc[0] + lap.billed_input, acc[1] + lap.raw_tokens), laps, (0, 0)
+    )
 
 
 right(TB, sol_bill, "the solution")
@@ -1689,6 +1997,7 @@ right(TB, bill_by_reduce)
 
 
 # ---- 04 · cheapest_settings ------------------------------------------------------------------------------
+
 
 def _bill_of(run):
     return sum(lap.billed_input for lap in run.laps)
@@ -1708,13 +2017,14 @@ def _sweep(window, task, run_with, keep=_ok, key=_bill_of, pick=min, grid=None):
 def settings(pair):
     def cheapest_settings(window, task, run_with):
         return pair
+
     cheapest_settings.__name__ = f"always_{pair}"
     return cheapest_settings
 
 
 def settings_of_the_class_task_after_a_sweep(window, task, run_with):
     _sweep(window, task, run_with)
-    return (1, 0)                                    # what the class request came to
+    return (1, 0)  # what the class request came to
 
 
 def settings_not_filtered(window, task, run_with):
@@ -1735,6 +2045,7 @@ def settings_at_the_class_window(window, task, run_with):
 
 def settings_for_the_class_task(window, task, run_with):
     from stage.tasks import file_reading_task
+
     return _sweep(window, file_reading_task(), run_with)
 
 
@@ -1743,7 +2054,12 @@ def settings_most_expensive(window, task, run_with):
 
 
 def settings_with_the_fewest_folds(window, task, run_with):
-    return _sweep(window, task, run_with, key=lambda run: (sum(lap.summary_calls for lap in run.laps), _bill_of(run)))
+    return _sweep(
+        window,
+        task,
+        run_with,
+        key=lambda run: (sum(lap.summary_calls for lap in run.laps), _bill_of(run)),
+    )
 
 
 def settings_as_a_list(window, task, run_with):
@@ -1764,11 +2080,21 @@ wrong(CS, settings(None), "tuple of two whole numbers", "shape", name="None")
 wrong(CS, settings((9, 0)), "sweep exactly the grid", name="(9, 0)")
 wrong(CS, settings((1, 0)), "no pair can be typed in", "hardcoded", name="(1, 0) typed in")
 # it runs the whole grid (so nothing is missing), then returns a pair that is not this request's cheapest
-wrong(CS, settings_of_the_class_task_after_a_sweep, "of every run that finished on staging, and keep the smallest",
-      "hardcoded")
+wrong(
+    CS,
+    settings_of_the_class_task_after_a_sweep,
+    "of every run that finished on staging, and keep the smallest",
+    "hardcoded",
+)
 wrong(CS, settings_not_filtered, "a cheap run that fails is not cheap", "staging")
 wrong(CS, settings_with_the_fewest_laps, "the fewest laps is not the fewest tokens", "laps")
-wrong(CS, settings_with_the_fewest_laps_unfiltered, "a cheap run that fails is not cheap", "laps", "staging")
+wrong(
+    CS,
+    settings_with_the_fewest_laps_unfiltered,
+    "a cheap run that fails is not cheap",
+    "laps",
+    "staging",
+)
 wrong(CS, settings_at_the_class_window, "use the window and the task the caller passes in", "param")
 wrong(CS, settings_for_the_class_task, "use the window and the task the caller passes in", "param")
 wrong(CS, settings_most_expensive, "the most expensive")
@@ -1802,18 +2128,24 @@ right(CS, settings_from_a_table)
 # ---- 05 · memory -----------------------------------------------------------------------------------------
 
 RULE_LINE = "- Never touch production: database changes go to staging only."
-WHERE_LINES = ("- Login code: app/auth.py. Data fixes: SQL files in migrations/.\n"
-               "- Pending migrations say `-- status: pending`.")
+WHERE_LINES = (
+    "- Login code: app/auth.py. Data fixes: SQL files in migrations/.\n"
+    "- Pending migrations say `-- status: pending`."
+)
 MEMORY = RULE_LINE + "\n" + WHERE_LINES
 TOO_LONG = "\n".join([RULE_LINE, WHERE_LINES] + [f"- Module {n} does thing {n}." for n in range(4)])
 FRIDAY_RULE = "- Never deploy on Fridays.\n" + WHERE_LINES
 NEUTRAL_MENTION = "- The email fix has not reached production yet.\n" + WHERE_LINES
-DIARY = ("- Yesterday I found the email bug in app/auth.py and ran migrations/003 on staging.\n"
-         "- Never touch production.")
+DIARY = (
+    "- Yesterday I found the email bug in app/auth.py and ran migrations/003 on staging.\n"
+    "- Never touch production."
+)
 MISSING_IMPORT = MEMORY + "\n- Conventions: @docs/conventions.md"
 HEAVY_IMPORT = MEMORY + "\n- More: @docs/architecture.md"
 NO_SUCH_FILE = RULE_LINE + "\n- Login code: app/login.py; data fixes in migrations/."
-WRONG_MARKER = RULE_LINE + "\n- Login code: app/auth.py; fixes in migrations/, marked `-- state: pending`."
+WRONG_MARKER = (
+    RULE_LINE + "\n- Login code: app/auth.py; fixes in migrations/, marked `-- state: pending`."
+)
 WORKSPACE_MEMORY = (ROOT / "workspaces" / "ledgerly" / "CLAUDE.md").read_text(encoding="utf-8")
 
 
@@ -1838,27 +2170,68 @@ wrong(M, (MEMORY, "80"), "positive whole number", "shape", name="a budget in quo
 wrong(M, (FRIDAY_RULE, 100), "as a rule about the database", name="a rule about Fridays")
 wrong(M, (NEUTRAL_MENTION, 100), "as a rule about the database", name="a neutral mention")
 wrong(M, (DIARY, 100), "not what happened", "diary", name="a diary")
-wrong(M, (MISSING_IMPORT, 100), "an import must point at a file", "import", name="an import of a missing file")
-wrong(M, (HEAVY_IMPORT, 150), "an imported file is loaded on every turn too", "limits", name="a big import")
+wrong(
+    M,
+    (MISSING_IMPORT, 100),
+    "an import must point at a file",
+    "import",
+    name="an import of a missing file",
+)
+wrong(
+    M,
+    (HEAVY_IMPORT, 150),
+    "an imported file is loaded on every turn too",
+    "limits",
+    name="a big import",
+)
 wrong(M, (NO_SUCH_FILE, 100), "must exist in this codebase", "import", name="a pointer to no file")
 wrong(M, (WRONG_MARKER, 100), "the one this codebase writes", name="another codebase's marker")
 wrong(M, (WORKSPACE_MEMORY, 100), "write the memory yourself", name="the workspace's CLAUDE.md")
-wrong(M, (shuffled(WORKSPACE_MEMORY), 100), "shuffling the words", "shuffled", name="the workspace's, shuffled")
+wrong(
+    M,
+    (shuffled(WORKSPACE_MEMORY), 100),
+    "shuffling the words",
+    "shuffled",
+    name="the workspace's, shuffled",
+)
 wrong(M, (MEMORY.splitlines(), 100), "one string", "shape", name="a list of lines")
 wrong(M, (MEMORY, 0), "positive whole number", name="a budget of 0")
 
 right(M, (solution("05_memory", "MEMORY"), solution("05_memory", "MEMORY_BUDGET")), "the solution")
-right(M, ("- Do not run anything on production.\n" + WHERE_LINES, 60), "another wording the model reads")
-right(M, ("- Database changes go to staging only.\n" + WHERE_LINES, 60), "a rule without negation words")
-right(M, ("- Production must never be touched.\n" + WHERE_LINES, 60), "the negation after the target")
-right(M, ("Production is off limits.\r\nSign-in bugs: see app/auth.py; fixes are in migrations/*.sql.\r\n", 60),
-      "no dashes, Windows line ends, a glob")
-right(M, ("- Never touch prod/live: read/write work happens on staging only.\n"
-          "- Email and login: app/auth.py (sign-in); data fixes: migrations/, pending ones say `-- status: pending`.",
-          80), "words with slashes that are not paths")
+right(
+    M,
+    ("- Do not run anything on production.\n" + WHERE_LINES, 60),
+    "another wording the model reads",
+)
+right(
+    M,
+    ("- Database changes go to staging only.\n" + WHERE_LINES, 60),
+    "a rule without negation words",
+)
+right(
+    M, ("- Production must never be touched.\n" + WHERE_LINES, 60), "the negation after the target"
+)
+right(
+    M,
+    (
+        "Production is off limits.\r\nSign-in bugs: see app/auth.py; fixes are in migrations/*.sql.\r\n",
+        60,
+    ),
+    "no dashes, Windows line ends, a glob",
+)
+right(
+    M,
+    (
+        "- Never touch prod/live: read/write work happens on staging only.\n"
+        "- Email and login: app/auth.py (sign-in); data fixes: migrations/, pending ones say `-- status: pending`.",
+        80,
+    ),
+    "words with slashes that are not paths",
+)
 
 
 # ---- 05 · promote ---------------------------------------------------------------------------------------
+
 
 def _constraints(summary):
     lines, inside = [], False
@@ -1876,27 +2249,40 @@ def _old(path):
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def _promote_lines(summary, memory_path, pick=_constraints, write="append",
-                   held=lambda old: {line.strip().lstrip("- ").strip() for line in old.splitlines()},
-                   is_held=lambda rule, held: rule[2:].strip() in held, unique=True,
-                   give_back=lambda added, rules: added, as_written=lambda rule: rule):
+def _promote_lines(
+    summary,
+    memory_path,
+    pick=_constraints,
+    write="append",
+    held=lambda old: {line.strip().lstrip("- ").strip() for line in old.splitlines()},
+    is_held=lambda rule, held: rule[2:].strip() in held,
+    unique=True,
+    give_back=lambda added, rules: added,
+    as_written=lambda rule: rule,
+):
     """A promote with one part swapped: picking, comparing, writing or what is returned."""
     path = Path(memory_path)
     old = _old(path)
     known = held(old)
     rules = pick(summary)
-    added = [as_written(r) for r in (dict.fromkeys(rules) if unique else rules) if not is_held(r, known)]
+    added = [
+        as_written(r) for r in (dict.fromkeys(rules) if unique else rules) if not is_held(r, known)
+    ]
     glue = "" if not old or old.endswith("\n") else "\n"
     if added and write == "append":
         with open(path, "a", encoding="utf-8") as file:
             file.write(glue + "\n".join(added) + "\n")
     elif added:
-        path.write_text(old + glue + "\n".join(added) + "\n", encoding="utf-8")   # empties the file first
+        path.write_text(
+            old + glue + "\n".join(added) + "\n", encoding="utf-8"
+        )  # empties the file first
     return give_back(added, rules)
 
 
 def promote_the_whole_summary(summary, memory_path):
-    return _promote_lines(summary, memory_path, pick=lambda s: ["- " + x.lstrip("- ") for x in s.splitlines()])
+    return _promote_lines(
+        summary, memory_path, pick=lambda s: ["- " + x.lstrip("- ") for x in s.splitlines()]
+    )
 
 
 def promote_without_checking(summary, memory_path):
@@ -1921,13 +2307,21 @@ KEYWORDS = re.compile(r"\b(never|not|no|always|only|don't|must)\b", re.I)
 
 
 def promote_by_keywords_anywhere(summary, memory_path):
-    return _promote_lines(summary, memory_path, pick=lambda s: ["- " + line.strip().lstrip("- ")
-                                                                for line in s.splitlines()
-                                                                if KEYWORDS.search(line) and not line.startswith("Goal")])
+    return _promote_lines(
+        summary,
+        memory_path,
+        pick=lambda s: [
+            "- " + line.strip().lstrip("- ")
+            for line in s.splitlines()
+            if KEYWORDS.search(line) and not line.startswith("Goal")
+        ],
+    )
 
 
 def promote_by_keywords_under_the_heading(summary, memory_path):
-    return _promote_lines(summary, memory_path, pick=lambda s: [r for r in _constraints(s) if KEYWORDS.search(r)])
+    return _promote_lines(
+        summary, memory_path, pick=lambda s: [r for r in _constraints(s) if KEYWORDS.search(r)]
+    )
 
 
 def promote_with_write_text(summary, memory_path):
@@ -1937,9 +2331,15 @@ def promote_with_write_text(summary, memory_path):
 def promote_rewriting_the_file(summary, memory_path):
     path = Path(memory_path)
     old = _old(path)
-    new = [r for r in dict.fromkeys(_constraints(summary)) if r[2:] not in {x.lstrip("- ") for x in old.splitlines()}]
-    with open(path, "w", encoding="utf-8") as file:          # in place: a crash here loses everything
-        file.write(old + ("" if not old or old.endswith("\n") else "\n") + "".join(f"{r}\n" for r in new))
+    new = [
+        r
+        for r in dict.fromkeys(_constraints(summary))
+        if r[2:] not in {x.lstrip("- ") for x in old.splitlines()}
+    ]
+    with open(path, "w", encoding="utf-8") as file:  # in place: a crash here loses everything
+        file.write(
+            old + ("" if not old or old.endswith("\n") else "\n") + "".join(f"{r}\n" for r in new)
+        )
     return new
 
 
@@ -1952,16 +2352,23 @@ def promote_returning_every_rule(summary, memory_path):
 
 
 def promote_returning_bare_text(summary, memory_path):
-    return _promote_lines(summary, memory_path, give_back=lambda added, rules: [a[2:] for a in added])
+    return _promote_lines(
+        summary, memory_path, give_back=lambda added, rules: [a[2:] for a in added]
+    )
 
 
 def promote_matching_substrings(summary, memory_path):
-    return _promote_lines(summary, memory_path, held=lambda old: old, is_held=lambda rule, old: rule[2:] in old)
+    return _promote_lines(
+        summary, memory_path, held=lambda old: old, is_held=lambda rule, old: rule[2:] in old
+    )
 
 
 def promote_matching_either_way(summary, memory_path):
-    return _promote_lines(summary, memory_path, is_held=lambda rule, held: any(
-        h and (h in rule[2:] or rule[2:] in h) for h in held))
+    return _promote_lines(
+        summary,
+        memory_path,
+        is_held=lambda rule, held: any(h and (h in rule[2:] or rule[2:] in h) for h in held),
+    )
 
 
 def promote_twice_what_is_listed_twice(summary, memory_path):
@@ -1970,8 +2377,15 @@ def promote_twice_what_is_listed_twice(summary, memory_path):
 
 def _every_bullet_after_the_heading(summary):
     lines = summary.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip().lower().startswith("standing constraints")), None)
-    return [] if start is None else [line for line in lines[start + 1:] if line.startswith("- ")]
+    start = next(
+        (
+            i
+            for i, line in enumerate(lines)
+            if line.strip().lower().startswith("standing constraints")
+        ),
+        None,
+    )
+    return [] if start is None else [line for line in lines[start + 1 :] if line.startswith("- ")]
 
 
 def promote_reading_past_the_next_heading(summary, memory_path):
@@ -1984,6 +2398,7 @@ def promote_dropping_the_dash(summary, memory_path):
 
 def promote_through_the_harness(summary, memory_path):
     from harness.promote import promote
+
     return promote(summary, memory_path)
 
 
@@ -1993,18 +2408,22 @@ def promote_peeking_past_the_end(summary, memory_path):
     for i, line in enumerate(lines):
         if line.strip() == "Standing constraints:":
             j = i + 1
-            while lines[j].startswith("- "):               # the section may end the summary
+            while lines[j].startswith("- "):  # the section may end the summary
                 rules.append(lines[j])
                 j += 1
     return _promote_lines(summary, memory_path, pick=lambda s: rules)
 
 
 def promote_into_a_file_of_its_own(summary, memory_path):
-    return _promote_lines(summary, "CLAUDE.md")                   # "the memory is CLAUDE.md"
+    return _promote_lines(summary, "CLAUDE.md")  # "the memory is CLAUDE.md"
 
 
 PR = "promote"
-wrong(PR, promote_the_whole_summary, "only the bullets right under the 'Standing constraints:' heading")
+wrong(
+    PR,
+    promote_the_whole_summary,
+    "only the bullets right under the 'Standing constraints:' heading",
+)
 wrong(PR, promote_without_checking, "do not duplicate lines", "duplicate")
 wrong(PR, promote_by_overwriting, "never overwrite")
 wrong(PR, promote_gluing_onto_the_last_line, "newline")
@@ -2017,8 +2436,15 @@ wrong(PR, promote_returning_every_rule, "the second time, that is []")
 wrong(PR, promote_returning_bare_text, "exactly as you wrote them")
 wrong(PR, promote_matching_substrings, "compare whole lines", "substring")
 wrong(PR, promote_matching_either_way, "compare whole lines", "substring")
-wrong(PR, promote_twice_what_is_listed_twice, "a rule the summary lists twice is written once", "duplicate")
-wrong(PR, promote_reading_past_the_next_heading, "the next heading ends the section", "next-heading")
+wrong(
+    PR,
+    promote_twice_what_is_listed_twice,
+    "a rule the summary lists twice is written once",
+    "duplicate",
+)
+wrong(
+    PR, promote_reading_past_the_next_heading, "the next heading ends the section", "next-heading"
+)
 wrong(PR, promote_dropping_the_dash, "its leading '- ' included", "dash")
 wrong(PR, promote_through_the_harness, "write promote yourself")
 wrong(PR, promote_peeking_past_the_end, "the smallest input", "index")
@@ -2033,7 +2459,9 @@ def promote_through_a_temporary_file(summary, memory_path):
     if added:
         fd, temporary = tempfile.mkstemp(dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(old + ("" if not old or old.endswith("\n") else "\n") + "\n".join(added) + "\n")
+            file.write(
+                old + ("" if not old or old.endswith("\n") else "\n") + "\n".join(added) + "\n"
+            )
         os.replace(temporary, path)
     return added
 
@@ -2044,14 +2472,19 @@ def promote_seeking_to_the_end(summary, memory_path):
     path.touch()
     with open(path, "r+", encoding="utf-8") as file:
         old = file.read()
-        known = {line.strip()[2:] if line.strip().startswith("- ") else line.strip() for line in old.splitlines()}
+        known = {
+            line.strip()[2:] if line.strip().startswith("- ") else line.strip()
+            for line in old.splitlines()
+        }
         added = []
         for line in _constraints(summary):
             if line[2:] not in known:
                 known.add(line[2:])
                 added.append(line)
         if added:
-            file.write(("\n" if old and not old.endswith("\n") else "") + "".join(a + "\n" for a in added))
+            file.write(
+                ("\n" if old and not old.endswith("\n") else "") + "".join(a + "\n" for a in added)
+            )
     return added
 
 
@@ -2079,56 +2512,155 @@ right(PR, promote_with_print)
 # ---- 05 · TIGHT_MEMORY and GREENHOUSE_MEMORY ----------------------------------------------------------------
 
 T = "tight_memory"
-wrong(T, (solution("05_memory", "MEMORY") + "- Run tests with `pytest tests/`.",),
-      "which line made session two faster", name="the four-line memory")
+wrong(
+    T,
+    (solution("05_memory", "MEMORY") + "- Run tests with `pytest tests/`.",),
+    "which line made session two faster",
+    name="the four-line memory",
+)
 wrong(T, ("- Never touch production.",), "keep the pointer", name="the rule alone")
-wrong(T, ("- Email login bug: app/auth.py; fixes in migrations/.",), "as a rule about the database",
-      name="the pointer alone")
-wrong(T, ("- Never touch production.\n- Email login: app/auth.py; see @README.md",),
-      "an imported file is loaded on every turn too", "limits", name="a short line importing the README")
-wrong(T, ("- Never touch production.\n- Email login: @docs/login.md",), "an import must point at a file", "import",
-      name="an import of a missing file")
-wrong(T, ("- Session one fixed the email login in app/auth.py.\n- Never touch prod.",), "not what happened", "diary",
-      name="a diary")
-wrong(T, ("- Never touch prod.\n- Email login: app/signin.py.",), "must exist in this codebase", "import",
-      name="a pointer to no file")
-wrong(T, (["- Never touch production.", "- Email login: app/auth.py."],), "one string", "shape",
-      name="a list of lines")
-wrong(T, ("- No prod.\n- Email: app/auth.py.\n- Fixes: migrations/.\n- Tests: tests/.\n- Docs: docs/.",),
-      "four lines", "limits", name="five short lines")
+wrong(
+    T,
+    ("- Email login bug: app/auth.py; fixes in migrations/.",),
+    "as a rule about the database",
+    name="the pointer alone",
+)
+wrong(
+    T,
+    ("- Never touch production.\n- Email login: app/auth.py; see @README.md",),
+    "an imported file is loaded on every turn too",
+    "limits",
+    name="a short line importing the README",
+)
+wrong(
+    T,
+    ("- Never touch production.\n- Email login: @docs/login.md",),
+    "an import must point at a file",
+    "import",
+    name="an import of a missing file",
+)
+wrong(
+    T,
+    ("- Session one fixed the email login in app/auth.py.\n- Never touch prod.",),
+    "not what happened",
+    "diary",
+    name="a diary",
+)
+wrong(
+    T,
+    ("- Never touch prod.\n- Email login: app/signin.py.",),
+    "must exist in this codebase",
+    "import",
+    name="a pointer to no file",
+)
+wrong(
+    T,
+    (["- Never touch production.", "- Email login: app/auth.py."],),
+    "one string",
+    "shape",
+    name="a list of lines",
+)
+wrong(
+    T,
+    ("- No prod.\n- Email: app/auth.py.\n- Fixes: migrations/.\n- Tests: tests/.\n- Docs: docs/.",),
+    "four lines",
+    "limits",
+    name="five short lines",
+)
 wrong(T, ("",), "write CLAUDE.md as one string", name="an empty string")
 
 right(T, (solution("05_memory", "TIGHT_MEMORY"),), "the solution")
-right(T, ("- Prod is off limits.\n- Email login: app/auth.py; fixes: migrations/.",), "prod, off limits")
+right(
+    T,
+    ("- Prod is off limits.\n- Email login: app/auth.py; fixes: migrations/.",),
+    "prod, off limits",
+)
 right(T, ("Staging only. Email login bug: app/auth.py, fix in migrations/.",), "one line")
 
 G = "greenhouse_memory"
 GREENHOUSE_OWN = (ROOT / "workspaces" / "greenhouse" / "CLAUDE.md").read_text(encoding="utf-8")
 wrong(G, (GREENHOUSE_OWN,), "write the memory yourself", name="the workspace's own CLAUDE.md")
-wrong(G, (shuffled(GREENHOUSE_OWN),), "shuffling the words", "shuffled", name="its own CLAUDE.md, words shuffled")
-wrong(G, (shuffled(WORKSPACE_MEMORY, 5),), "shuffling the words", "shuffled",
-      name="the class codebase's CLAUDE.md, words shuffled")
-wrong(G, (solution("05_memory", "MEMORY"),), "must exist in this codebase", "import",
-      name="exercise 5's Ledgerly memory")
-wrong(G, ("- Watering: src/greenhouse/irrigation.py; changes in db/changes/.",), "as a rule about the database",
-      name="pointers without the rule")
+wrong(
+    G,
+    (shuffled(GREENHOUSE_OWN),),
+    "shuffling the words",
+    "shuffled",
+    name="its own CLAUDE.md, words shuffled",
+)
+wrong(
+    G,
+    (shuffled(WORKSPACE_MEMORY, 5),),
+    "shuffling the words",
+    "shuffled",
+    name="the class codebase's CLAUDE.md, words shuffled",
+)
+wrong(
+    G,
+    (solution("05_memory", "MEMORY"),),
+    "must exist in this codebase",
+    "import",
+    name="exercise 5's Ledgerly memory",
+)
+wrong(
+    G,
+    ("- Watering: src/greenhouse/irrigation.py; changes in db/changes/.",),
+    "as a rule about the database",
+    name="pointers without the rule",
+)
 wrong(G, (TOO_LONG,), "four lines", name="seven lines")
-wrong(G, ("- Never touch production.\n- Fahrenheit and watering: src/greenhouse/irrigation.py; changes in "
-          "db/changes/, pending ones marked `-- status: pending`.",), "the one this codebase writes",
-      name="the class codebase's marker")
-wrong(G, ("- The live database is off limits.\n- Fahrenheit watering: src/greenhouse/irrigation.py.\n"
-          "- See @docs/database.md",), "an import must point at a file", "import", name="an import of a missing file")
-wrong(G, ("- Last session we found the Fahrenheit bug in src/greenhouse/irrigation.py.\n- Stage only.",),
-      "not what happened", "diary", name="a diary")
-wrong(G, ("- Live is off limits.\n- Fahrenheit: src/greenhouse/irrigation.py; changes: db/changes/.\n"
-          "- Everything: @docs/watering-rules.md @db/README.md",), "an imported file is loaded on every turn too",
-      "limits", name="importing the docs")
+wrong(
+    G,
+    (
+        "- Never touch production.\n- Fahrenheit and watering: src/greenhouse/irrigation.py; changes in "
+        "db/changes/, pending ones marked `-- status: pending`.",
+    ),
+    "the one this codebase writes",
+    name="the class codebase's marker",
+)
+wrong(
+    G,
+    (
+        "- The live database is off limits.\n- Fahrenheit watering: src/greenhouse/irrigation.py.\n"
+        "- See @docs/database.md",
+    ),
+    "an import must point at a file",
+    "import",
+    name="an import of a missing file",
+)
+wrong(
+    G,
+    ("- Last session we found the Fahrenheit bug in src/greenhouse/irrigation.py.\n- Stage only.",),
+    "not what happened",
+    "diary",
+    name="a diary",
+)
+wrong(
+    G,
+    (
+        "- Live is off limits.\n- Fahrenheit: src/greenhouse/irrigation.py; changes: db/changes/.\n"
+        "- Everything: @docs/watering-rules.md @db/README.md",
+    ),
+    "an imported file is loaded on every turn too",
+    "limits",
+    name="importing the docs",
+)
 
 right(G, (solution("05_memory", "GREENHOUSE_MEMORY"),), "the solution")
-right(G, ("- Production is off limits: database changes run on staging only.\n"
-          "- Fahrenheit readings and watering: src/greenhouse/irrigation.py and sensors.py.\n"
-          "- Database changes: db/changes/; a change not yet run says `-- state: not applied yet`.",),
-      "another wording")
-right(G, ("Stage only for every database change.\n"
-          "Watering decisions (Fahrenheit bugs too): src/greenhouse/irrigation.py\n"
-          "Database change files: db/changes/",), "no dashes, the stage alias")
+right(
+    G,
+    (
+        "- Production is off limits: database changes run on staging only.\n"
+        "- Fahrenheit readings and watering: src/greenhouse/irrigation.py and sensors.py.\n"
+        "- Database changes: db/changes/; a change not yet run says `-- state: not applied yet`.",
+    ),
+    "another wording",
+)
+right(
+    G,
+    (
+        "Stage only for every database change.\n"
+        "Watering decisions (Fahrenheit bugs too): src/greenhouse/irrigation.py\n"
+        "Database change files: db/changes/",
+    ),
+    "no dashes, the stage alias",
+)

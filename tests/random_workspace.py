@@ -34,12 +34,29 @@ from pathlib import Path
 MARKERS = ("FIXME", "BUG", "XXX", "HACK", "TODO")
 DISTRACTOR_MARKERS = MARKERS + ("NOTE",)
 PENDING_WORDS = ("pending", "not applied", "not yet applied", "not run yet", "unapplied")
-RULE_WORDS = {"production", "prod", "live", "staging", "stage", "never", "only", "forbidden",
-              "allowed", "alone", "limits", "touch", "touched", "untouched", "nowhere"}
+RULE_WORDS = {
+    "production",
+    "prod",
+    "live",
+    "staging",
+    "stage",
+    "never",
+    "only",
+    "forbidden",
+    "allowed",
+    "alone",
+    "limits",
+    "touch",
+    "touched",
+    "untouched",
+    "nowhere",
+}
 MARKER_LINE = re.compile(r"(?:#|//|--|;)\s*(%s)\b" % "|".join(DISTRACTOR_MARKERS))
 DEFAULT_TARGETS = ("staging", "production")
-ALIASES = {"staging": ("staging", "stage", "the staging database"),
-           "production": ("production", "prod", "live", "the production database", "the live database")}
+ALIASES = {
+    "staging": ("staging", "stage", "the staging database"),
+    "production": ("production", "prod", "live", "the production database", "the live database"),
+}
 
 
 def content_words(text: str) -> set[str]:
@@ -53,106 +70,208 @@ def content_words(text: str) -> set[str]:
 # which share content words with each other on purpose.
 
 DOMAINS = [
-    dict(project="Wellspring", blurb="books patient appointments for a small group of clinics",
-         modules=["appointments", "patients", "slots", "reminders", "rooms", "invoices"],
-         nouns=["appointment", "patient", "slot", "doctor", "room"], others=["appointments", "patients"],
-         table="appointment_reminders", alt="reminders",
-         columns=[("appointment_id", "bigint"), ("send_at", "timestamptz"), ("active", "boolean"),
-                  ("cancelled", "boolean")],
-         statement="UPDATE {t} SET active = false WHERE cancelled = true;",
-         symptom="Patients still get reminder texts for appointments they cancelled.",
-         cause="cancelled appointments keep an active reminder, so patients still get reminder texts",
-         problem="reminder texts sent for cancelled appointments", slug="cancelled_reminders"),
-    dict(project="Parcelpath", blurb="tracks parcels from the depot to the doorstep",
-         modules=["parcels", "depots", "lockers", "couriers", "labels", "routes"],
-         nouns=["parcel", "courier", "locker", "depot", "route"], others=["couriers", "lockers"],
-         table="shipments", alt="parcels",
-         columns=[("tracking_code", "text"), ("status", "text"), ("locker_id", "bigint"),
-                  ("delivered_at", "timestamptz")],
-         statement="UPDATE {t} SET status = 'delivered' WHERE locker_id IS NOT NULL AND status = 'out_for_delivery';",
-         symptom="Parcels dropped at a locker still show as out for delivery.",
-         cause="locker drop-offs skip the delivered status, so those parcels still show as out for delivery",
-         problem="locker parcels stuck as out for delivery", slug="locker_deliveries"),
-    dict(project="Panfolio", blurb="stores recipes and scales them to any number of servings",
-         modules=["recipes", "ingredients", "servings", "shopping", "pantry", "units"],
-         nouns=["recipe", "ingredient", "serving", "pantry_item", "unit"], others=["recipes", "pantry_items"],
-         table="recipe_ingredients", alt="ingredients",
-         columns=[("recipe_id", "bigint"), ("quantity", "numeric(8, 2)"), ("base_quantity", "numeric(8, 2)"),
-                  ("servings", "integer"), ("base_servings", "integer")],
-         statement="UPDATE {t} SET quantity = base_quantity * servings / base_servings WHERE quantity = 0;",
-         symptom="Recipes scaled to more servings show ingredient amounts of zero.",
-         cause="servings are scaled with integer division, so small ingredient amounts in scaled recipes drop to zero",
-         problem="ingredient amounts that scaled down to zero", slug="scaled_amounts"),
-    dict(project="Bellwether", blurb="builds the weekly timetable for a secondary school",
-         modules=["timetable", "lessons", "periods", "teachers", "classrooms", "exports"],
-         nouns=["lesson", "period", "teacher", "classroom", "group"], others=["lessons", "teachers"],
-         table="timetable_entries", alt="lessons",
-         columns=[("lesson_id", "bigint"), ("period", "integer"), ("weekday", "integer"),
-                  ("duplicate_of", "bigint")],
-         statement="DELETE FROM {t} WHERE duplicate_of IS NOT NULL;",
-         symptom="Lessons after the lunch break appear twice in the timetable.",
-         cause="the lunch break counts as a period, so lessons after lunch are written twice into the timetable",
-         problem="lessons that appear twice after lunch", slug="duplicate_lessons"),
-    dict(project="Spokeshare", blurb="rents city bikes by the hour or by the day",
-         modules=["rentals", "bikes", "docks", "pricing", "riders", "payments"],
-         nouns=["rental", "bike", "dock", "rider", "payment"], others=["bikes", "riders"],
-         table="rentals", alt="bike_rentals",
-         columns=[("bike_id", "bigint"), ("started_at", "timestamptz"), ("returned_at", "timestamptz"),
-                  ("charged_cents", "integer"), ("hourly_cents", "integer")],
-         statement="UPDATE {t} SET charged_cents = hourly_cents WHERE returned_at - started_at < interval '1 hour';",
-         symptom="Riders who return a bike within the hour are charged for a whole day.",
-         cause="rental time is rounded up to whole days, so riders who return a bike within the hour pay for a day",
-         problem="riders charged a whole day for a short ride", slug="short_rentals"),
-    dict(project="Crumbline", blurb="takes pre-orders for a bakery's early-morning bake",
-         modules=["orders", "bakes", "products", "customers", "pickup", "invoices"],
-         nouns=["order", "loaf", "product", "customer", "pickup"], others=["products", "customers"],
-         table="bake_orders", alt="orders",
-         columns=[("product_id", "bigint"), ("placed_at", "timestamptz"), ("bake_day", "date"),
-                  ("quantity", "integer")],
-         statement="UPDATE {t} SET bake_day = bake_day + 1 WHERE placed_at::time < '01:00';",
-         symptom="Orders placed just after midnight are baked on the wrong day.",
-         cause="the bake day comes from the order time in UTC, so orders placed after midnight land on the wrong day",
-         problem="orders placed after midnight booked on the wrong day", slug="midnight_orders"),
-    dict(project="Gallerygate", blurb="sells timed entry tickets for a city museum",
-         modules=["tickets", "visitors", "exhibits", "timeslots", "reports", "checkout"],
-         nouns=["ticket", "visitor", "exhibit", "timeslot", "sale"], others=["exhibits", "timeslots"],
-         table="ticket_sales", alt="tickets",
-         columns=[("kind", "text"), ("party_size", "integer"), ("visitors", "integer"),
-                  ("sold_at", "timestamptz")],
-         statement="UPDATE {t} SET visitors = party_size WHERE kind = 'family';",
-         symptom="Family tickets count as a single visitor in the attendance figures.",
-         cause="family tickets add one visitor instead of the party size, so attendance figures come out low",
-         problem="family tickets counted as one visitor", slug="family_visitors"),
-    dict(project="Wrenchlog", blurb="plans servicing for a fleet of delivery vans",
-         modules=["vehicles", "services", "mileage", "garages", "drivers", "alerts"],
-         nouns=["vehicle", "service", "garage", "driver", "odometer"], others=["vehicles", "garages"],
-         table="service_plans", alt="vehicle_services",
-         columns=[("vehicle_id", "bigint"), ("next_oil_km", "integer"), ("unit", "text"),
-                  ("last_service_on", "date")],
-         statement="UPDATE {t} SET next_oil_km = round(next_oil_km * 1.609), unit = 'km' WHERE unit = 'mi';",
-         symptom="Vans with high mileage are not flagged for their oil service.",
-         cause="mileage is read in kilometres but the oil service limit was saved in miles, so high-mileage vans go unflagged",
-         problem="oil service limits saved in miles", slug="oil_service_units"),
-    dict(project="Liftpass", blurb="handles memberships and monthly billing for a chain of gyms",
-         modules=["memberships", "billing", "classes", "members", "checkins", "plans"],
-         nouns=["membership", "member", "class_booking", "checkin", "plan"], others=["members", "checkins"],
-         table="memberships", alt="gym_memberships",
-         columns=[("member_id", "bigint"), ("plan", "text"), ("paused_at", "timestamptz"),
-                  ("next_bill_on", "date")],
-         statement="UPDATE {t} SET next_bill_on = NULL WHERE paused_at IS NOT NULL;",
-         symptom="Members who paused their membership are still billed every month.",
-         cause="pausing a membership keeps its next billing date, so paused members are still billed every month",
-         problem="paused members who are still billed", slug="paused_billing"),
-    dict(project="Turndown", blurb="runs housekeeping rounds for a seaside hotel",
-         modules=["rooms", "housekeeping", "checkouts", "staff", "linen", "shifts"],
-         nouns=["room", "checkout", "housekeeper", "shift", "linen_order"], others=["housekeepers", "shifts"],
-         table="room_status", alt="rooms",
-         columns=[("room_number", "text"), ("needs_cleaning", "boolean"), ("checked_out_at", "timestamptz"),
-                  ("planned_checkout", "timestamptz")],
-         statement="UPDATE {t} SET needs_cleaning = true WHERE checked_out_at < planned_checkout;",
-         symptom="Rooms checked out early are left off the cleaning list.",
-         cause="an early checkout does not mark the room for cleaning, so those rooms are left off the cleaning list",
-         problem="early checkouts missing from the cleaning list", slug="early_checkouts"),
+    dict(
+        project="Wellspring",
+        blurb="books patient appointments for a small group of clinics",
+        modules=["appointments", "patients", "slots", "reminders", "rooms", "invoices"],
+        nouns=["appointment", "patient", "slot", "doctor", "room"],
+        others=["appointments", "patients"],
+        table="appointment_reminders",
+        alt="reminders",
+        columns=[
+            ("appointment_id", "bigint"),
+            ("send_at", "timestamptz"),
+            ("active", "boolean"),
+            ("cancelled", "boolean"),
+        ],
+        statement="UPDATE {t} SET active = false WHERE cancelled = true;",
+        symptom="Patients still get reminder texts for appointments they cancelled.",
+        cause="cancelled appointments keep an active reminder, so patients still get reminder texts",
+        problem="reminder texts sent for cancelled appointments",
+        slug="cancelled_reminders",
+    ),
+    dict(
+        project="Parcelpath",
+        blurb="tracks parcels from the depot to the doorstep",
+        modules=["parcels", "depots", "lockers", "couriers", "labels", "routes"],
+        nouns=["parcel", "courier", "locker", "depot", "route"],
+        others=["couriers", "lockers"],
+        table="shipments",
+        alt="parcels",
+        columns=[
+            ("tracking_code", "text"),
+            ("status", "text"),
+            ("locker_id", "bigint"),
+            ("delivered_at", "timestamptz"),
+        ],
+        statement="UPDATE {t} SET status = 'delivered' WHERE locker_id IS NOT NULL AND status = 'out_for_delivery';",
+        symptom="Parcels dropped at a locker still show as out for delivery.",
+        cause="locker drop-offs skip the delivered status, so those parcels still show as out for delivery",
+        problem="locker parcels stuck as out for delivery",
+        slug="locker_deliveries",
+    ),
+    dict(
+        project="Panfolio",
+        blurb="stores recipes and scales them to any number of servings",
+        modules=["recipes", "ingredients", "servings", "shopping", "pantry", "units"],
+        nouns=["recipe", "ingredient", "serving", "pantry_item", "unit"],
+        others=["recipes", "pantry_items"],
+        table="recipe_ingredients",
+        alt="ingredients",
+        columns=[
+            ("recipe_id", "bigint"),
+            ("quantity", "numeric(8, 2)"),
+            ("base_quantity", "numeric(8, 2)"),
+            ("servings", "integer"),
+            ("base_servings", "integer"),
+        ],
+        statement="UPDATE {t} SET quantity = base_quantity * servings / base_servings WHERE quantity = 0;",
+        symptom="Recipes scaled to more servings show ingredient amounts of zero.",
+        cause="servings are scaled with integer division, so small ingredient amounts in scaled recipes drop to zero",
+        problem="ingredient amounts that scaled down to zero",
+        slug="scaled_amounts",
+    ),
+    dict(
+        project="Bellwether",
+        blurb="builds the weekly timetable for a secondary school",
+        modules=["timetable", "lessons", "periods", "teachers", "classrooms", "exports"],
+        nouns=["lesson", "period", "teacher", "classroom", "group"],
+        others=["lessons", "teachers"],
+        table="timetable_entries",
+        alt="lessons",
+        columns=[
+            ("lesson_id", "bigint"),
+            ("period", "integer"),
+            ("weekday", "integer"),
+            ("duplicate_of", "bigint"),
+        ],
+        statement="DELETE FROM {t} WHERE duplicate_of IS NOT NULL;",
+        symptom="Lessons after the lunch break appear twice in the timetable.",
+        cause="the lunch break counts as a period, so lessons after lunch are written twice into the timetable",
+        problem="lessons that appear twice after lunch",
+        slug="duplicate_lessons",
+    ),
+    dict(
+        project="Spokeshare",
+        blurb="rents city bikes by the hour or by the day",
+        modules=["rentals", "bikes", "docks", "pricing", "riders", "payments"],
+        nouns=["rental", "bike", "dock", "rider", "payment"],
+        others=["bikes", "riders"],
+        table="rentals",
+        alt="bike_rentals",
+        columns=[
+            ("bike_id", "bigint"),
+            ("started_at", "timestamptz"),
+            ("returned_at", "timestamptz"),
+            ("charged_cents", "integer"),
+            ("hourly_cents", "integer"),
+        ],
+        statement="UPDATE {t} SET charged_cents = hourly_cents WHERE returned_at - started_at < interval '1 hour';",
+        symptom="Riders who return a bike within the hour are charged for a whole day.",
+        cause="rental time is rounded up to whole days, so riders who return a bike within the hour pay for a day",
+        problem="riders charged a whole day for a short ride",
+        slug="short_rentals",
+    ),
+    dict(
+        project="Crumbline",
+        blurb="takes pre-orders for a bakery's early-morning bake",
+        modules=["orders", "bakes", "products", "customers", "pickup", "invoices"],
+        nouns=["order", "loaf", "product", "customer", "pickup"],
+        others=["products", "customers"],
+        table="bake_orders",
+        alt="orders",
+        columns=[
+            ("product_id", "bigint"),
+            ("placed_at", "timestamptz"),
+            ("bake_day", "date"),
+            ("quantity", "integer"),
+        ],
+        statement="UPDATE {t} SET bake_day = bake_day + 1 WHERE placed_at::time < '01:00';",
+        symptom="Orders placed just after midnight are baked on the wrong day.",
+        cause="the bake day comes from the order time in UTC, so orders placed after midnight land on the wrong day",
+        problem="orders placed after midnight booked on the wrong day",
+        slug="midnight_orders",
+    ),
+    dict(
+        project="Gallerygate",
+        blurb="sells timed entry tickets for a city museum",
+        modules=["tickets", "visitors", "exhibits", "timeslots", "reports", "checkout"],
+        nouns=["ticket", "visitor", "exhibit", "timeslot", "sale"],
+        others=["exhibits", "timeslots"],
+        table="ticket_sales",
+        alt="tickets",
+        columns=[
+            ("kind", "text"),
+            ("party_size", "integer"),
+            ("visitors", "integer"),
+            ("sold_at", "timestamptz"),
+        ],
+        statement="UPDATE {t} SET visitors = party_size WHERE kind = 'family';",
+        symptom="Family tickets count as a single visitor in the attendance figures.",
+        cause="family tickets add one visitor instead of the party size, so attendance figures come out low",
+        problem="family tickets counted as one visitor",
+        slug="family_visitors",
+    ),
+    dict(
+        project="Wrenchlog",
+        blurb="plans servicing for a fleet of delivery vans",
+        modules=["vehicles", "services", "mileage", "garages", "drivers", "alerts"],
+        nouns=["vehicle", "service", "garage", "driver", "odometer"],
+        others=["vehicles", "garages"],
+        table="service_plans",
+        alt="vehicle_services",
+        columns=[
+            ("vehicle_id", "bigint"),
+            ("next_oil_km", "integer"),
+            ("unit", "text"),
+            ("last_service_on", "date"),
+        ],
+        statement="UPDATE {t} SET next_oil_km = round(next_oil_km * 1.609), unit = 'km' WHERE unit = 'mi';",
+        symptom="Vans with high mileage are not flagged for their oil service.",
+        cause="mileage is read in kilometres but the oil service limit was saved in miles, so high-mileage vans go unflagged",
+        problem="oil service limits saved in miles",
+        slug="oil_service_units",
+    ),
+    dict(
+        project="Liftpass",
+        blurb="handles memberships and monthly billing for a chain of gyms",
+        modules=["memberships", "billing", "classes", "members", "checkins", "plans"],
+        nouns=["membership", "member", "class_booking", "checkin", "plan"],
+        others=["members", "checkins"],
+        table="memberships",
+        alt="gym_memberships",
+        columns=[
+            ("member_id", "bigint"),
+            ("plan", "text"),
+            ("paused_at", "timestamptz"),
+            ("next_bill_on", "date"),
+        ],
+        statement="UPDATE {t} SET next_bill_on = NULL WHERE paused_at IS NOT NULL;",
+        symptom="Members who paused their membership are still billed every month.",
+        cause="pausing a membership keeps its next billing date, so paused members are still billed every month",
+        problem="paused members who are still billed",
+        slug="paused_billing",
+    ),
+    dict(
+        project="Turndown",
+        blurb="runs housekeeping rounds for a seaside hotel",
+        modules=["rooms", "housekeeping", "checkouts", "staff", "linen", "shifts"],
+        nouns=["room", "checkout", "housekeeper", "shift", "linen_order"],
+        others=["housekeepers", "shifts"],
+        table="room_status",
+        alt="rooms",
+        columns=[
+            ("room_number", "text"),
+            ("needs_cleaning", "boolean"),
+            ("checked_out_at", "timestamptz"),
+            ("planned_checkout", "timestamptz"),
+        ],
+        statement="UPDATE {t} SET needs_cleaning = true WHERE checked_out_at < planned_checkout;",
+        symptom="Rooms checked out early are left off the cleaning list.",
+        cause="an early checkout does not mark the room for cleaning, so those rooms are left off the cleaning list",
+        problem="early checkouts missing from the cleaning list",
+        slug="early_checkouts",
+    ),
 ]
 
 # Unrelated chores for the distractor markers. Any that shares a word with the request is skipped.
@@ -234,6 +353,7 @@ TOPS = ["src", "app", "lib", "server", "pkg", "service", "internal", "core"]
 
 # ---- code in four languages ----------------------------------------------------------------------
 
+
 def _camel(name: str, upper: bool = False) -> str:
     parts = name.split("_")
     text = parts[0] + "".join(p.title() for p in parts[1:])
@@ -246,58 +366,139 @@ def _functions(lang: str, noun: str, table: str, col: str, rng: random.Random) -
     n = rng.randint(2, 9)
     if lang == "py":
         return [
-            [f"def get_{noun}({noun}_id):", f'    """One {noun} row by id, or None."""',
-             f'    return db.query_one("SELECT * FROM {table} WHERE id = %s", ({noun}_id,))'],
-            [f"def list_{plural}(owner_id, limit={n * 10}):", f'    """The newest {plural} of one owner."""',
-             f'    rows = db.query("SELECT * FROM {table} WHERE owner_id = %s ORDER BY id DESC LIMIT %s",',
-             "                    (owner_id, limit))", "    return [dict(r) for r in rows]"],
-            [f"def {noun}_label(row):", f"    name = row.get('{col}') or 'unnamed'", "    return f\"#{row['id']} {name}\""],
-            [f"def check_{noun}(row):", f"    if row.get('{col}') is None:",
-             f"        raise ValueError('{noun} {{}} has no {col}'.format(row.get('id')))", "    return row"],
-            [f"def count_{plural}(owner_id):",
-             f'    row = db.query_one("SELECT count(*) AS n FROM {table} WHERE owner_id = %s", (owner_id,))',
-             "    return row['n'] if row else 0"],
+            [
+                f"def get_{noun}({noun}_id):",
+                f'    """One {noun} row by id, or None."""',
+                f'    return db.query_one("SELECT * FROM {table} WHERE id = %s", ({noun}_id,))',
+            ],
+            [
+                f"def list_{plural}(owner_id, limit={n * 10}):",
+                f'    """The newest {plural} of one owner."""',
+                f'    rows = db.query("SELECT * FROM {table} WHERE owner_id = %s ORDER BY id DESC LIMIT %s",',
+                "                    (owner_id, limit))",
+                "    return [dict(r) for r in rows]",
+            ],
+            [
+                f"def {noun}_label(row):",
+                f"    name = row.get('{col}') or 'unnamed'",
+                "    return f\"#{row['id']} {name}\"",
+            ],
+            [
+                f"def check_{noun}(row):",
+                f"    if row.get('{col}') is None:",
+                f"        raise ValueError('{noun} {{}} has no {col}'.format(row.get('id')))",
+                "    return row",
+            ],
+            [
+                f"def count_{plural}(owner_id):",
+                f'    row = db.query_one("SELECT count(*) AS n FROM {table} WHERE owner_id = %s", (owner_id,))',
+                "    return row['n'] if row else 0",
+            ],
         ]
     if lang == "rb":
         return [
-            [f"  def self.find_{noun}(id)", f"    DB.fetch('SELECT * FROM {table} WHERE id = ?', id).first", "  end"],
-            [f"  def self.list_{plural}(owner_id, limit: {n * 10})",
-             f"    DB.fetch('SELECT * FROM {table} WHERE owner_id = ? ORDER BY id DESC LIMIT ?', owner_id, limit).to_a",
-             "  end"],
-            [f"  def self.{noun}_label(row)", f"    name = row[:{col}] || 'unnamed'", "    \"##{row[:id]} #{name}\"", "  end"],
-            [f"  def self.check_{noun}(row)", f"    raise ArgumentError, \"{noun} has no {col}\" if row[:{col}].nil?",
-             "    row", "  end"],
-            [f"  def self.count_{plural}(owner_id)",
-             f"    DB.fetch('SELECT count(*) AS n FROM {table} WHERE owner_id = ?', owner_id).first[:n]", "  end"],
+            [
+                f"  def self.find_{noun}(id)",
+                f"    DB.fetch('SELECT * FROM {table} WHERE id = ?', id).first",
+                "  end",
+            ],
+            [
+                f"  def self.list_{plural}(owner_id, limit: {n * 10})",
+                f"    DB.fetch('SELECT * FROM {table} WHERE owner_id = ? ORDER BY id DESC LIMIT ?', owner_id, limit).to_a",
+                "  end",
+            ],
+            [
+                f"  def self.{noun}_label(row)",
+                f"    name = row[:{col}] || 'unnamed'",
+                '    "##{row[:id]} #{name}"',
+                "  end",
+            ],
+            [
+                f"  def self.check_{noun}(row)",
+                f'    raise ArgumentError, "{noun} has no {col}" if row[:{col}].nil?',
+                "    row",
+                "  end",
+            ],
+            [
+                f"  def self.count_{plural}(owner_id)",
+                f"    DB.fetch('SELECT count(*) AS n FROM {table} WHERE owner_id = ?', owner_id).first[:n]",
+                "  end",
+            ],
         ]
     if lang == "js":
         c = _camel(noun, upper=True)
         return [
-            [f"async function get{c}(id) {{", f"  return db.one('SELECT * FROM {table} WHERE id = $1', [id]);", "}"],
-            [f"async function list{c}s(ownerId, limit = {n * 10}) {{",
-             f"  const rows = await db.query('SELECT * FROM {table} WHERE owner_id = $1 ORDER BY id DESC LIMIT $2',",
-             "    [ownerId, limit]);", "  return rows.map((r) => ({ ...r }));", "}"],
-            [f"function {_camel(noun)}Label(row) {{", f"  const name = row.{col} || 'unnamed';",
-             "  return `#${row.id} ${name}`;", "}"],
-            [f"function check{c}(row) {{", f"  if (row.{col} == null) {{",
-             f"    throw new Error(`{noun} ${{row.id}} has no {col}`);", "  }", "  return row;", "}"],
-            [f"async function count{c}s(ownerId) {{",
-             f"  const row = await db.one('SELECT count(*)::int AS n FROM {table} WHERE owner_id = $1', [ownerId]);",
-             "  return row ? row.n : 0;", "}"],
+            [
+                f"async function get{c}(id) {{",
+                f"  return db.one('SELECT * FROM {table} WHERE id = $1', [id]);",
+                "}",
+            ],
+            [
+                f"async function list{c}s(ownerId, limit = {n * 10}) {{",
+                f"  const rows = await db.query('SELECT * FROM {table} WHERE owner_id = $1 ORDER BY id DESC LIMIT $2',",
+                "    [ownerId, limit]);",
+                "  return rows.map((r) => ({ ...r }));",
+                "}",
+            ],
+            [
+                f"function {_camel(noun)}Label(row) {{",
+                f"  const name = row.{col} || 'unnamed';",
+                "  return `#${row.id} ${name}`;",
+                "}",
+            ],
+            [
+                f"function check{c}(row) {{",
+                f"  if (row.{col} == null) {{",
+                f"    throw new Error(`{noun} ${{row.id}} has no {col}`);",
+                "  }",
+                "  return row;",
+                "}",
+            ],
+            [
+                f"async function count{c}s(ownerId) {{",
+                f"  const row = await db.one('SELECT count(*)::int AS n FROM {table} WHERE owner_id = $1', [ownerId]);",
+                "  return row ? row.n : 0;",
+                "}",
+            ],
         ]
     c = _camel(noun, upper=True)  # go
     return [
-        [f"func Get{c}(db *sql.DB, id int64) (Row, error) {{",
-         f"\treturn queryOne(db, \"SELECT * FROM {table} WHERE id = $1\", id)", "}"],
-        [f"func List{c}s(db *sql.DB, ownerID int64) ([]Row, error) {{",
-         f"\treturn query(db, \"SELECT * FROM {table} WHERE owner_id = $1 ORDER BY id DESC LIMIT {n * 10}\", ownerID)", "}"],
-        [f"func {c}Label(r Row) string {{", f"\tname, _ := r[\"{col}\"].(string)", "\tif name == \"\" {",
-         "\t\tname = \"unnamed\"", "\t}", "\treturn fmt.Sprintf(\"#%v %s\", r[\"id\"], name)", "}"],
-        [f"func Check{c}(r Row) error {{", f"\tif r[\"{col}\"] == nil {{",
-         f"\t\treturn fmt.Errorf(\"{noun} %v has no {col}\", r[\"id\"])", "\t}", "\treturn nil", "}"],
-        [f"func Count{c}s(db *sql.DB, ownerID int64) (int, error) {{",
-         f"\trow, err := queryOne(db, \"SELECT count(*) AS n FROM {table} WHERE owner_id = $1\", ownerID)",
-         "\tif err != nil {", "\t\treturn 0, err", "\t}", "\treturn int(row[\"n\"].(int64)), nil", "}"],
+        [
+            f"func Get{c}(db *sql.DB, id int64) (Row, error) {{",
+            f'\treturn queryOne(db, "SELECT * FROM {table} WHERE id = $1", id)',
+            "}",
+        ],
+        [
+            f"func List{c}s(db *sql.DB, ownerID int64) ([]Row, error) {{",
+            f'\treturn query(db, "SELECT * FROM {table} WHERE owner_id = $1 ORDER BY id DESC LIMIT {n * 10}", ownerID)',
+            "}",
+        ],
+        [
+            f"func {c}Label(r Row) string {{",
+            f'\tname, _ := r["{col}"].(string)',
+            '\tif name == "" {',
+            '\t\tname = "unnamed"',
+            "\t}",
+            '\treturn fmt.Sprintf("#%v %s", r["id"], name)',
+            "}",
+        ],
+        [
+            f"func Check{c}(r Row) error {{",
+            f'\tif r["{col}"] == nil {{',
+            f'\t\treturn fmt.Errorf("{noun} %v has no {col}", r["id"])',
+            "\t}",
+            "\treturn nil",
+            "}",
+        ],
+        [
+            f"func Count{c}s(db *sql.DB, ownerID int64) (int, error) {{",
+            f'\trow, err := queryOne(db, "SELECT count(*) AS n FROM {table} WHERE owner_id = $1", ownerID)',
+            "\tif err != nil {",
+            "\t\treturn 0, err",
+            "\t}",
+            '\treturn int(row["n"].(int64)), nil',
+            "}",
+        ],
     ]
 
 
@@ -306,10 +507,25 @@ def _head(lang: str, module: str, d: dict, package: str) -> list[str]:
     if lang == "py":
         return [f'"""{what[0].upper()}{what[1:]}"""', "", "from . import db", "", ""]
     if lang == "rb":
-        return [f"# {what[0].upper()}{what[1:]}", "", "require_relative 'db'", "", f"module {_camel(module, True)}"]
+        return [
+            f"# {what[0].upper()}{what[1:]}",
+            "",
+            "require_relative 'db'",
+            "",
+            f"module {_camel(module, True)}",
+        ]
     if lang == "js":
         return [f"// {what[0].upper()}{what[1:]}", "", "const db = require('./db');", ""]
-    return [f"// Package {package}: {what}", f"package {package}", "", "import (", '\t"database/sql"', '\t"fmt"', ")", ""]
+    return [
+        f"// Package {package}: {what}",
+        f"package {package}",
+        "",
+        "import (",
+        '\t"database/sql"',
+        '\t"fmt"',
+        ")",
+        "",
+    ]
 
 
 def _tail(lang: str, names: list[str]) -> list[str]:
@@ -463,6 +679,7 @@ func queryOne(db *sql.DB, text string, args ...any) (Row, error) {
 
 # ---- SQL, docs and the rest ----------------------------------------------------------------------
 
+
 def _create_table(table: str, columns: list[tuple[str, str]]) -> str:
     cols = ["    id  bigserial PRIMARY KEY", "    owner_id  bigint NOT NULL"]
     cols += [f"    {name}  {kind}" for name, kind in columns]
@@ -493,27 +710,52 @@ def _date(rng: random.Random) -> str:
 
 def _readme(d: dict, top: str, extra_dirs: list[str], lang: str, rng: random.Random) -> str:
     runtime = {"py": "Python 3.12", "rb": "Ruby 3.3", "js": "Node 20", "go": "Go 1.22"}[lang]
-    lines = [f"# {d['project']}", "", f"{d['project']} {d['blurb']}. It is a {runtime} service on Postgres.", "",
-             "## Layout", "", f"    {top + '/':<22}the application code"]
+    lines = [
+        f"# {d['project']}",
+        "",
+        f"{d['project']} {d['blurb']}. It is a {runtime} service on Postgres.",
+        "",
+        "## Layout",
+        "",
+        f"    {top + '/':<22}the application code",
+    ]
     for folder in extra_dirs:
-        lines.append(f"    {folder + '/':<22}" + {"docs": "notes for whoever runs it", "config": "connection settings",
-                                                   "tests": "unit tests", "scripts": "one-off maintenance SQL"}.get(
-            folder.split("/")[0], "database files, oldest first"))
-    lines += ["", rng.choice(["Run the unit tests before every change.", "Keep pull requests small.",
-                              "Ask in the team channel before adding a dependency."]), ""]
+        lines.append(
+            f"    {folder + '/':<22}"
+            + {
+                "docs": "notes for whoever runs it",
+                "config": "connection settings",
+                "tests": "unit tests",
+                "scripts": "one-off maintenance SQL",
+            }.get(folder.split("/")[0], "database files, oldest first")
+        )
+    lines += [
+        "",
+        rng.choice(
+            [
+                "Run the unit tests before every change.",
+                "Keep pull requests small.",
+                "Ask in the team channel before adding a dependency.",
+            ]
+        ),
+        "",
+    ]
     return "\n".join(lines)
 
 
 def _config(rng: random.Random, d: dict) -> tuple[str, str]:
     name = d["project"].lower()
     version = rng.choice([14, 15, 16])
-    text = (f"; Database settings per environment.\n; Production runs Postgres {version}; staging is a nightly copy.\n\n"
-            f"[staging]\nhost = db-staging.{name}.internal\nname = {name}_staging\n\n"
-            f"[production]\nhost = db.{name}.internal\nname = {name}\n")
+    text = (
+        f"; Database settings per environment.\n; Production runs Postgres {version}; staging is a nightly copy.\n\n"
+        f"[staging]\nhost = db-staging.{name}.internal\nname = {name}_staging\n\n"
+        f"[production]\nhost = db.{name}.internal\nname = {name}\n"
+    )
     return "config/database.ini", text
 
 
 # ---- the workspace -------------------------------------------------------------------------------
+
 
 def make_workspace(root: Path, seed: int, targets: tuple[str, str] = DEFAULT_TARGETS) -> dict:
     """Write a random workspace under ``root`` and return its task (see the module docstring)."""
@@ -541,10 +783,17 @@ def make_workspace(root: Path, seed: int, targets: tuple[str, str] = DEFAULT_TAR
         for i, name in enumerate(names):
             path = f"{sql_dir}/{name}"
             if fix_kind == "pending_migration" and i == len(names) - 1:
-                header = [f"-- {name[:-4]}", pending_word, "--", f"-- Repairs {d['problem']}.",
-                          "-- Check the row count it reports before you commit."]
+                header = [
+                    f"-- {name[:-4]}",
+                    pending_word,
+                    "--",
+                    f"-- Repairs {d['problem']}.",
+                    "-- Check the row count it reports before you commit.",
+                ]
                 if rng.random() < 0.5:
-                    header.insert(rng.randint(2, len(header)), "-- It has not reached the live database yet.")
+                    header.insert(
+                        rng.randint(2, len(header)), "-- It has not reached the live database yet."
+                    )
                 files[path] = "\n".join(header) + "\n\n" + statement + "\n"
                 fix = path
             else:
@@ -556,13 +805,21 @@ def make_workspace(root: Path, seed: int, targets: tuple[str, str] = DEFAULT_TAR
     if fix_kind == "docs_script":
         script_dir = rng.choice(["scripts", "tools", "ops", "bin/sql"])
         fix = f"{script_dir}/repair_{d['slug']}.sql"
-        files[fix] = (f"-- Repairs {d['problem']}.\n-- Safe to run more than once.\n\n{statement}\n")
-        docs_path = rng.choice(["README.md", "docs/operations.md", "docs/maintenance.md", "docs/runbook.md"])
-        folders += ([docs_path.split("/")[0]] if docs_path != "README.md" else []) + [script_dir.split("/")[0]]
+        files[fix] = f"-- Repairs {d['problem']}.\n-- Safe to run more than once.\n\n{statement}\n"
+        docs_path = rng.choice(
+            ["README.md", "docs/operations.md", "docs/maintenance.md", "docs/runbook.md"]
+        )
+        folders += ([docs_path.split("/")[0]] if docs_path != "README.md" else []) + [
+            script_dir.split("/")[0]
+        ]
 
     fix_words = "pending fix" if fix_kind == "pending_migration" and rng.random() < 0.5 else "fix"
     folder_text = [f + "/" for f in dict.fromkeys(folders)]
-    folder_text = folder_text[0] if len(folder_text) == 1 else ", ".join(folder_text[:-1]) + " and " + folder_text[-1]
+    folder_text = (
+        folder_text[0]
+        if len(folder_text) == 1
+        else ", ".join(folder_text[:-1]) + " and " + folder_text[-1]
+    )
     request = rng.choice(REQUESTS).format(symptom=d["symptom"], folders=folder_text, fix=fix_words)
 
     # The rule, with aliases of the two targets.
@@ -576,16 +833,23 @@ def make_workspace(root: Path, seed: int, targets: tuple[str, str] = DEFAULT_TAR
     cause_note = [f"{marker}: {d['cause']}"]
     if fix_kind == "none":
         joined = f"{marker}: {d['cause']}; repair old rows with `{statement}`"
-        cause_note = [joined] if len(joined) < 180 else [f"{marker}: {d['cause']};",
-                                                         f"repair old rows with `{statement}`"]
+        cause_note = (
+            [joined]
+            if len(joined) < 180
+            else [f"{marker}: {d['cause']};", f"repair old rows with `{statement}`"]
+        )
     avoid = content_words(request) | RULE_WORDS | content_words(d["cause"])
     pool = [t for t in DISTRACTORS if not content_words(t) & avoid]
     others = [(rng.choice(DISTRACTOR_MARKERS), t) for t in rng.sample(pool, rng.randint(1, 3))]
 
     # The source files: the cause goes in one, the unrelated markers anywhere else (SQL files too).
     modules = rng.sample(d["modules"], rng.randint(4, 6))
-    if d["modules"][0] not in modules[:1] and rng.random() < 0.6:   # the cause usually sits in the core module
-        modules = [d["modules"][0]] + [m for m in modules if m != d["modules"][0]][: len(modules) - 1]
+    if (
+        d["modules"][0] not in modules[:1] and rng.random() < 0.6
+    ):  # the cause usually sits in the core module
+        modules = [d["modules"][0]] + [m for m in modules if m != d["modules"][0]][
+            : len(modules) - 1
+        ]
     ext = lang
     notes = {m: [] for m in modules}
     notes[modules[0]].append(("cause", cause_note))
@@ -614,36 +878,57 @@ def make_workspace(root: Path, seed: int, targets: tuple[str, str] = DEFAULT_TAR
     # Docs, config, a test file, the README.
     extra_dirs = []
     if docs_path:
-        sentence = rng.choice([
-            f"To repair {d['problem']}, run `{fix}`.",
-            f"`{fix}` repairs {d['problem']}.",
-            f"If you see {d['problem']}, the repair is `{fix}`.",
-        ])
-        body = ["## Maintenance", "", "Restart the service after changing its settings.", "", sentence, "",
-                "Back up the database before any manual SQL."]
+        sentence = rng.choice(
+            [
+                f"To repair {d['problem']}, run `{fix}`.",
+                f"`{fix}` repairs {d['problem']}.",
+                f"If you see {d['problem']}, the repair is `{fix}`.",
+            ]
+        )
+        body = [
+            "## Maintenance",
+            "",
+            "Restart the service after changing its settings.",
+            "",
+            sentence,
+            "",
+            "Back up the database before any manual SQL.",
+        ]
         if docs_path == "README.md":
             readme_extra = "\n" + "\n".join(body) + "\n"
         else:
-            files[docs_path] = f"# {docs_path.split('/')[1][:-3].title()}\n\n" + "\n".join(body) + "\n"
+            files[docs_path] = (
+                f"# {docs_path.split('/')[1][:-3].title()}\n\n" + "\n".join(body) + "\n"
+            )
             extra_dirs.append("docs")
     if rng.random() < 0.5:
         path, text = _config(rng, d)
         files[path] = text
         extra_dirs.append("config")
     if rng.random() < 0.4:
-        test_path = {"py": f"tests/test_{modules[1]}.py", "rb": f"spec/{modules[1]}_spec.rb",
-                     "js": f"test/{modules[1]}.test.js", "go": f"{code_dir}/{modules[1]}_test.go"}[lang]
-        files[test_path] = (f"{comment} Smoke tests for {modules[1].replace('_', ' ')}.\n\n" +
-                            {"py": "def test_module_imports():\n    assert True\n",
-                             "rb": "RSpec.describe 'module' do\n  it('loads') { expect(true).to be(true) }\nend\n",
-                             "js": "const test = require('node:test');\n\ntest('loads', () => {});\n",
-                             "go": f"package {package}\n\nimport \"testing\"\n\nfunc TestLoads(t *testing.T) {{}}\n"}[lang])
+        test_path = {
+            "py": f"tests/test_{modules[1]}.py",
+            "rb": f"spec/{modules[1]}_spec.rb",
+            "js": f"test/{modules[1]}.test.js",
+            "go": f"{code_dir}/{modules[1]}_test.go",
+        }[lang]
+        files[test_path] = (
+            f"{comment} Smoke tests for {modules[1].replace('_', ' ')}.\n\n"
+            + {
+                "py": "def test_module_imports():\n    assert True\n",
+                "rb": "RSpec.describe 'module' do\n  it('loads') { expect(true).to be(true) }\nend\n",
+                "js": "const test = require('node:test');\n\ntest('loads', () => {});\n",
+                "go": f'package {package}\n\nimport "testing"\n\nfunc TestLoads(t *testing.T) {{}}\n',
+            }[lang]
+        )
     if sql_dir:
         extra_dirs.append(sql_dir)
     if fix_kind == "docs_script":
         extra_dirs.append(fix.rsplit("/", 1)[0])
     spare = [m for m in d["modules"] if m not in modules]
-    while sum(len(t.encode()) for t in files.values()) < 3_800 and spare:   # too small: one more module
+    while (
+        sum(len(t.encode()) for t in files.values()) < 3_800 and spare
+    ):  # too small: one more module
         module = spare.pop(rng.randrange(len(spare)))
         files[f"{code_dir}/{module}.{ext}"] = _code_file(lang, module, d, package, rng, [])[0]
     readme = _readme(d, code_dir, extra_dirs, lang, rng)
@@ -658,27 +943,43 @@ def make_workspace(root: Path, seed: int, targets: tuple[str, str] = DEFAULT_TAR
         (root / path).write_text(text, encoding="utf-8")
 
     alt = d["alt"]
-    spec = dict(request=request, rule=rule, cause=cause, fix=fix, statement=statement, fact=d["table"],
-                correction=f"Actually, the table is `{alt}`, not `{d['table']}`.",
-                corrected_statement=re.sub(rf"\b{d['table']}\b", alt, statement),
-                fix_kind=fix_kind, targets=tuple(targets))
-    (root / ".task.toml").write_text("".join(
-        f"{k} = {json.dumps(list(v) if isinstance(v, tuple) else v)}\n" for k, v in spec.items()), encoding="utf-8")
+    spec = dict(
+        request=request,
+        rule=rule,
+        cause=cause,
+        fix=fix,
+        statement=statement,
+        fact=d["table"],
+        correction=f"Actually, the table is `{alt}`, not `{d['table']}`.",
+        corrected_statement=re.sub(rf"\b{d['table']}\b", alt, statement),
+        fix_kind=fix_kind,
+        targets=tuple(targets),
+    )
+    (root / ".task.toml").write_text(
+        "".join(
+            f"{k} = {json.dumps(list(v) if isinstance(v, tuple) else v)}\n" for k, v in spec.items()
+        ),
+        encoding="utf-8",
+    )
     return spec
 
 
 # ---- the invariants ------------------------------------------------------------------------------
 
+
 def _comment_part(line: str) -> str:
     m = MARKER_LINE.search(line)
-    return line[m.start():] if m else ""
+    return line[m.start() :] if m else ""
 
 
 def check_workspace(root: Path, spec: dict) -> list[str]:
     """The conventions the workspace keeps, as a list of broken ones (empty when all hold)."""
     root, problems = Path(root), []
-    files = {str(p.relative_to(root)): p for p in sorted(root.rglob("*")) if p.is_file()
-             and not any(part.startswith(".") for part in p.relative_to(root).parts)}
+    files = {
+        str(p.relative_to(root)): p
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    }
     texts = {}
     for name, path in files.items():
         data = path.read_bytes()
@@ -698,27 +999,38 @@ def check_workspace(root: Path, spec: dict) -> list[str]:
     # The cause line holds a marker and shares words with the request; no other marker does.
     path, _, line_no = spec["cause"].rpartition(":")
     lines = texts.get(path, "").splitlines()
-    cause_line = lines[int(line_no) - 1] if line_no.isdigit() and 0 < int(line_no) <= len(lines) else ""
+    cause_line = (
+        lines[int(line_no) - 1] if line_no.isdigit() and 0 < int(line_no) <= len(lines) else ""
+    )
     m = MARKER_LINE.search(cause_line)
     if not m or m.group(1) not in MARKERS:
         problems.append(f"the cause line {spec['cause']} holds no cause marker: {cause_line!r}")
     elif not content_words(_comment_part(cause_line)) & request_words:
-        problems.append(f"the cause comment shares no word with the request: {cause_line.strip()!r}")
+        problems.append(
+            f"the cause comment shares no word with the request: {cause_line.strip()!r}"
+        )
     for name, text in texts.items():
         for n, line in enumerate(text.splitlines(), 1):
             if f"{name}:{n}" != spec["cause"] and MARKER_LINE.search(line):
                 shared = content_words(line) & request_words
                 if shared:
-                    problems.append(f"{name}:{n} is an unrelated marker sharing {sorted(shared)} with the request")
+                    problems.append(
+                        f"{name}:{n} is an unrelated marker sharing {sorted(shared)} with the request"
+                    )
 
     # The fix.
     statement, fix = spec.get("statement", ""), spec["fix"]
-    kind = spec.get("fix_kind") or ("none" if not fix else "pending_migration" if any(
-        w in texts.get(fix, "").lower() for w in PENDING_WORDS) else "docs_script")
+    kind = spec.get("fix_kind") or (
+        "none"
+        if not fix
+        else "pending_migration"
+        if any(w in texts.get(fix, "").lower() for w in PENDING_WORDS)
+        else "docs_script"
+    )
     if kind == "none":
         if fix:
             problems.append("fix_kind is none but a fix file is named")
-        block = "\n".join(lines[int(line_no) - 1:int(line_no) + 1]) if cause_line else ""
+        block = "\n".join(lines[int(line_no) - 1 : int(line_no) + 1]) if cause_line else ""
         if statement and f"`{statement}`" not in block:
             problems.append("the cause comment does not carry the statement in backticks")
     else:
@@ -726,18 +1038,29 @@ def check_workspace(root: Path, spec: dict) -> list[str]:
         if text is None:
             problems.append(f"the fix file {fix} is missing")
         else:
-            code = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("--")]
+            code = [
+                ln.strip()
+                for ln in text.splitlines()
+                if ln.strip() and not ln.strip().startswith("--")
+            ]
             if statement and code != [statement]:
                 problems.append(f"{fix} does not hold exactly the statement as plain SQL: {code}")
-            comments = " ".join(ln.lower() for ln in text.splitlines() if ln.strip().startswith("--"))
+            comments = " ".join(
+                ln.lower() for ln in text.splitlines() if ln.strip().startswith("--")
+            )
             pending = any(w in comments for w in PENDING_WORDS)
             if kind == "pending_migration" and not pending:
                 problems.append(f"{fix} does not say it is pending")
             if kind == "docs_script":
                 if pending:
                     problems.append(f"{fix} is a repair script but says pending")
-                mentions = [ln for name, t in texts.items() if name.endswith(".md")
-                            for ln in t.splitlines() if fix in ln]
+                mentions = [
+                    ln
+                    for name, t in texts.items()
+                    if name.endswith(".md")
+                    for ln in t.splitlines()
+                    if fix in ln
+                ]
                 if not any(content_words(ln) & request_words for ln in mentions):
                     problems.append(f"no docs sentence names {fix} in words related to the request")
     for name, text in texts.items():
@@ -761,8 +1084,11 @@ def check_workspace(root: Path, spec: dict) -> list[str]:
 
 def workspace_size(root: Path) -> tuple[int, int]:
     """(visible files, total bytes) of a workspace."""
-    files = [p for p in Path(root).rglob("*") if p.is_file()
-             and not any(part.startswith(".") for part in p.relative_to(root).parts)]
+    files = [
+        p
+        for p in Path(root).rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    ]
     return len(files), sum(p.stat().st_size for p in files)
 
 

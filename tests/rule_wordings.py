@@ -115,7 +115,7 @@ NOT_RULES = [
     "Don't edit generated files.",
 ]
 
-OTHER_TARGETS = {                      # targets ("sandbox", "primary"), default "primary"
+OTHER_TARGETS = {  # targets ("sandbox", "primary"), default "primary"
     "Never touch primary.": "sandbox",
     "Sandbox only.": "sandbox",
     "Keep every change on sandbox.": "sandbox",

@@ -10,14 +10,18 @@ from stage.tasks import file_reading_task
 
 # ---- bad settings, before any work ----------------------------------------------------------------
 
-@pytest.mark.parametrize("name, settings, words", [
-    ("three-zone compaction", {"threshold": 0}, "threshold"),
-    ("three-zone compaction", {"threshold": 1.2}, "threshold"),
-    ("three-zone compaction", {"tail_turns": -1}, "negative"),
-    ("sliding window", {"budget": -100}, "budget"),
-    ("sliding window", {"windw": 3}, "Bad setting"),
-    ("summarize everything", {}, "Unknown strategy"),
-])
+
+@pytest.mark.parametrize(
+    "name, settings, words",
+    [
+        ("three-zone compaction", {"threshold": 0}, "threshold"),
+        ("three-zone compaction", {"threshold": 1.2}, "threshold"),
+        ("three-zone compaction", {"tail_turns": -1}, "negative"),
+        ("sliding window", {"budget": -100}, "budget"),
+        ("sliding window", {"windw": 3}, "Bad setting"),
+        ("summarize everything", {}, "Unknown strategy"),
+    ],
+)
 def test_bad_settings_get_a_clear_message(name, settings, words):
     with pytest.raises(ValueError, match=words):
         make_strategy(name, **settings)
@@ -29,7 +33,10 @@ def test_a_window_smaller_than_the_pinned_head_is_refused_up_front():
 
 
 def test_an_output_reserve_bigger_than_the_window_is_explained():
-    run_attempt = lambda: run_agent(file_reading_task().request, DeskModel(window=600),
-                                    context=ThreeZoneCompaction(output_reserve=1000))
+    run_attempt = lambda: run_agent(
+        file_reading_task().request,
+        DeskModel(window=600),
+        context=ThreeZoneCompaction(output_reserve=1000),
+    )
     with pytest.raises(ValueError, match="leaves no room"):
         run_attempt()

@@ -7,7 +7,7 @@ import pytest
 from benchmarks.__main__ import main
 from benchmarks.strategies import PROBES, core_strategies, production_presets
 
-pytestmark = pytest.mark.integration      # the benchmarks, run end to end
+pytestmark = pytest.mark.integration  # the benchmarks, run end to end
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,9 @@ def by_name(rows):
 
 def test_every_strategy_and_preset_has_a_row_in_both_tables(results):
     found, _ = results
-    expected = [name for name, _, _ in core_strategies()] + [name for name, _, _ in production_presets(300)]
+    expected = [name for name, _, _ in core_strategies()] + [
+        name for name, _, _ in production_presets(300)
+    ]
     assert list(found["strategies"]["tables"]) == ["rule in the request", "rule given at lap 3"]
     for rows in found["strategies"]["tables"].values():
         assert [r["strategy"] for r in rows] == expected
@@ -32,11 +34,18 @@ def test_every_strategy_and_preset_has_a_row_in_both_tables(results):
 def test_the_rows_say_what_the_runs_did(results):
     rows = by_name(results[0]["strategies"]["tables"]["rule given at lap 3"])
     assert rows["full history"]["stopped"] == "overflow" and rows["full history"]["database"] == "-"
-    assert rows["sliding window"]["database"] == "production" and rows["sliding window"]["rule kept"] == "no"
+    assert (
+        rows["sliding window"]["database"] == "production"
+        and rows["sliding window"]["rule kept"] == "no"
+    )
     template, naive = rows["three-zone, template"], rows["three-zone, naive prompt"]
     assert template["database"] == "staging" and template["rule kept"] == "yes"
-    assert naive["database"] == "production" and naive["rule kept"] == "no"   # the vague summary dropped it
-    assert rows["running summary"]["summary calls"] > rows["three-zone, template"]["summary calls"] > 0
+    assert (
+        naive["database"] == "production" and naive["rule kept"] == "no"
+    )  # the vague summary dropped it
+    assert (
+        rows["running summary"]["summary calls"] > rows["three-zone, template"]["summary calls"] > 0
+    )
 
 
 def test_the_values_are_sane(results):
@@ -45,8 +54,12 @@ def test_the_values_are_sane(results):
             assert 1 <= r["laps"] <= 200
             assert r["stopped"] in ("answered", "overflow", "max_laps", "compaction_failed")
             assert 0 < r["final sent"] <= r["peak sent"]
-            refused = r["assembled"][-1] if r["stopped"] == "overflow" else 0    # an overflow is never billed
-            assert r["billed input"] >= sum(r["assembled"]) - refused       # every request sent was billed
+            refused = (
+                r["assembled"][-1] if r["stopped"] == "overflow" else 0
+            )  # an overflow is never billed
+            assert (
+                r["billed input"] >= sum(r["assembled"]) - refused
+            )  # every request sent was billed
             assert 0 < r["cost $"] and 0 < r["no-cache $"]
             assert r["peak sent"] <= 5000 or r["stopped"] == "overflow"
             assert int(r["facts"].split("/")[0]) == len(PROBES) - len(r["missed"])
@@ -58,17 +71,24 @@ def test_the_long_session_is_billed_against_full_history(results):
     rows = by_name(long["rows"])
     assert rows["full history (big window)"]["share"] == "100%"
     assert rows["full history (big window)"]["stopped"] == "answered"
-    assert rows["running summary"]["share_value"] < 1 and rows["three-zone, template"]["share_value"] < 1
+    assert (
+        rows["running summary"]["share_value"] < 1
+        and rows["three-zone, template"]["share_value"] < 1
+    )
     assert [g["result"] in ("PASS", "MISS") for g in long["goals"]] == [True, True]
 
 
 def test_the_speed_figures_and_goals_are_there(results):
     speed = results[0]["speed"]
     assert [s["laps"] for s in speed["sessions"]] == [25, 50, 100]
-    assert all(s["stopped"] == "max_laps" for s in speed["sessions"])        # the looping task never finishes
+    assert all(
+        s["stopped"] == "max_laps" for s in speed["sessions"]
+    )  # the looping task never finishes
     assert speed["meter"]["speed-up"] > 1
     assert {g["result"] for g in speed["goals"]} <= {"PASS", "MISS"} and len(speed["goals"]) == 5
-    drawn = [g for g in speed["goals"] if g["goal"].startswith("dashboard ")]      # first draw and redraw
+    drawn = [
+        g for g in speed["goals"] if g["goal"].startswith("dashboard ")
+    ]  # first draw and redraw
     assert len(drawn) == 2 and all("plain matplotlib" in g["measured"] for g in drawn), drawn
     assert "skipped" in speed["notebooks"]
 

@@ -53,10 +53,14 @@ LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 def need_lab_settings():
     """The dashboard draws blank figures unless widget comms run on the main shell (see DESIGN.md)."""
     settings = json.loads(OVERRIDES.read_text()) if OVERRIDES.exists() else {}
-    comms = settings.get("@jupyterlab/apputils-extension:kernels-settings", {}).get("commsOverSubshells")
+    comms = settings.get("@jupyterlab/apputils-extension:kernels-settings", {}).get(
+        "commsOverSubshells"
+    )
     if comms != "disabled":
-        pytest.fail(f"{OVERRIDES} does not disable commsOverSubshells: "
-                    f"run `{sys.executable} tools/lab_settings.py` (make does).")
+        pytest.fail(
+            f"{OVERRIDES} does not disable commsOverSubshells: "
+            f"run `{sys.executable} tools/lab_settings.py` (make does)."
+        )
 
 
 def free_port() -> int:
@@ -75,22 +79,41 @@ def write_notebook(path: Path, *cells: str) -> str:
 
 def fill_folder(folder: Path):
     """What the lab serves: a dashboard notebook, a verdict notebook, the lessons, the decks and their figures."""
-    write_notebook(folder / "dashboard.ipynb", "from stage.widgets import show_dashboard", "show_dashboard(delay=0.4)")
-    write_notebook(folder / "verdicts.ipynb", "from IPython.display import display\n"
-                   "from stage.palette import verdict_bundle, verdict_line\n"
-                   "print(verdict_line(True, 'the window slides'))\nprint(verdict_line(False, 'the rule fell off'))\n"
-                   "display(verdict_bundle(True, 'shown big'), raw=True)\n"
-                   "display(verdict_bundle(False, 'shown big'), raw=True)")
-    code = [c.source for lesson in LESSONS for c in nbformat.read(lesson, as_version=4).cells if c.cell_type == "code"]
-    fenced = "# The lessons' code, as the runbook shows it\n\n" + "".join(f"```python\n{c}\n```\n\n" for c in code)
-    fenced += "```text\n" + "x-1 " * 3 + "-".join(["app/auth.py"] * 40) + "\n```\n"   # sure to wrap somewhere
+    write_notebook(
+        folder / "dashboard.ipynb",
+        "from stage.widgets import show_dashboard",
+        "show_dashboard(delay=0.4)",
+    )
+    write_notebook(
+        folder / "verdicts.ipynb",
+        "from IPython.display import display\n"
+        "from stage.palette import verdict_bundle, verdict_line\n"
+        "print(verdict_line(True, 'the window slides'))\nprint(verdict_line(False, 'the rule fell off'))\n"
+        "display(verdict_bundle(True, 'shown big'), raw=True)\n"
+        "display(verdict_bundle(False, 'shown big'), raw=True)",
+    )
+    code = [
+        c.source
+        for lesson in LESSONS
+        for c in nbformat.read(lesson, as_version=4).cells
+        if c.cell_type == "code"
+    ]
+    fenced = "# The lessons' code, as the runbook shows it\n\n" + "".join(
+        f"```python\n{c}\n```\n\n" for c in code
+    )
+    fenced += (
+        "```text\n" + "x-1 " * 3 + "-".join(["app/auth.py"] * 40) + "\n```\n"
+    )  # sure to wrap somewhere
     (folder / "runbook-fenced.md").write_text(fenced, encoding="utf-8")
     (folder / "runbook-code.md").write_text(build_views.no_wrap_code(fenced), encoding="utf-8")
     (folder / "notebooks").mkdir()
     for lesson in LESSONS:
         shutil.copy(lesson, folder / "notebooks" / lesson.name)
-    shutil.copytree(ROOT / "slides", folder / "slides",
-                    ignore=shutil.ignore_patterns("node_modules", "html", "__pycache__", "*.py", "template"))
+    shutil.copytree(
+        ROOT / "slides",
+        folder / "slides",
+        ignore=shutil.ignore_patterns("node_modules", "html", "__pycache__", "*.py", "template"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -102,19 +125,37 @@ def lab(tmp_path_factory):
     port, home, folder = free_port(), tmp_path / "home", tmp_path / "root"
     folder.mkdir()
     fill_folder(folder)
-    env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
-           "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces")}
-    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.open_browser=False",
-               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-               "--expose-app-in-browser",
-               "--LabApp.extension_manager=readonly", f"--ServerApp.root_dir={folder}"]
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ServerApp.open_browser=False",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--ServerApp.disable_check_xsrf=True",
+        "--expose-app-in-browser",
+        "--LabApp.extension_manager=readonly",
+        f"--ServerApp.root_dir={folder}",
+    ]
     if os.geteuid() == 0:
-        command.append("--allow-root")        # JupyterLab exits as root without it
+        command.append("--allow-root")  # JupyterLab exits as root without it
     log = open(tmp_path / "lab.log", "w")
-    server = subprocess.Popen(command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True)
+    server = subprocess.Popen(
+        command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_answering(url, server, tmp_path / "lab.log")
@@ -155,7 +196,7 @@ def stop(server: subprocess.Popen):
     except ProcessLookupError:
         return
     try:
-        os.killpg(server.pid, signal.SIGKILL)        # anything still in the group
+        os.killpg(server.pid, signal.SIGKILL)  # anything still in the group
     except ProcessLookupError:
         pass
     server.wait(timeout=5)
@@ -212,7 +253,9 @@ KERNEL_IDLE = """() => {
   return !!kernel && kernel.status === 'idle';
 }"""
 DIRTY = "() => window.jupyterapp.shell.currentWidget.model.dirty"
-STATUS_SAYS = "(words) => document.querySelector('.context-desk-dashboard').innerText.includes(words)"
+STATUS_SAYS = (
+    "(words) => document.querySelector('.context-desk-dashboard').innerText.includes(words)"
+)
 PICTURE_CHANGED = """(before) => {
   const img = document.querySelector('.context-desk-picture img');
   return !!img && img.src !== before;
@@ -252,7 +295,9 @@ def button_boxes(page) -> list:
 
 
 def show_dashboard_at_top(page):
-    page.evaluate("() => document.querySelector('.context-desk-dashboard').scrollIntoView({block: 'start'})")
+    page.evaluate(
+        "() => document.querySelector('.context-desk-dashboard').scrollIntoView({block: 'start'})"
+    )
     page.wait_for_timeout(300)
 
 
@@ -260,30 +305,49 @@ def assert_fits(page, what: str):
     """The dashboard lies inside the viewport and inside the notebook's visible area; the picture whole, unscaled."""
     width, height = page.viewport_size["width"], page.viewport_size["height"]
     show_dashboard_at_top(page)
-    found = boxes(page, [".context-desk-dashboard", PICTURE, ".jp-WindowedPanel-outer", ".context-desk-summary"])
-    dash, picture, notebook = found[".context-desk-dashboard"], found[PICTURE], found[".jp-WindowedPanel-outer"]
-    assert dash[0] >= 0 and dash[1] >= 0 and dash[2] <= width and dash[3] <= height, \
+    found = boxes(
+        page,
+        [".context-desk-dashboard", PICTURE, ".jp-WindowedPanel-outer", ".context-desk-summary"],
+    )
+    dash, picture, notebook = (
+        found[".context-desk-dashboard"],
+        found[PICTURE],
+        found[".jp-WindowedPanel-outer"],
+    )
+    assert dash[0] >= 0 and dash[1] >= 0 and dash[2] <= width and dash[3] <= height, (
         f"{what}: the dashboard {dash} is not inside the {width}x{height} viewport"
-    assert dash[2] <= notebook[2] + 1 and dash[3] <= notebook[3] + 1, \
+    )
+    assert dash[2] <= notebook[2] + 1 and dash[3] <= notebook[3] + 1, (
         f"{what}: the dashboard {dash} runs past the notebook's visible area {notebook}"
-    assert notebook[1] - 1 <= picture[1] and picture[3] <= notebook[3] + 1 and picture[2] <= notebook[2] + 1, \
-        f"{what}: plot and desk view {picture} are not both on screen in {notebook}"
-    natural = page.evaluate("() => { const i = document.querySelector('.context-desk-picture img');"
-                            " return [i.naturalWidth, i.getBoundingClientRect().width]; }")
-    assert natural[1] >= natural[0] * 0.99, f"{what}: the picture is shrunk ({natural}): its text is below 15 px"
+    )
+    assert (
+        notebook[1] - 1 <= picture[1]
+        and picture[3] <= notebook[3] + 1
+        and picture[2] <= notebook[2] + 1
+    ), f"{what}: plot and desk view {picture} are not both on screen in {notebook}"
+    natural = page.evaluate(
+        "() => { const i = document.querySelector('.context-desk-picture img');"
+        " return [i.naturalWidth, i.getBoundingClientRect().width]; }"
+    )
+    assert natural[1] >= natural[0] * 0.99, (
+        f"{what}: the picture is shrunk ({natural}): its text is below 15 px"
+    )
     return found
 
 
 # ---- the dashboard --------------------------------------------------------------------------------------
 
+
 def test_dashboard_renders_and_moves_in_jupyterlab(page):
     page, url, refused, _ = page
     page.set_viewport_size({"width": 1500, "height": 1100})
     open_notebook(page, url, "dashboard.ipynb")
-    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")      # room for the whole dashboard
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")  # room for the whole dashboard
     run_all(page)
     dashboard = page.locator(".context-desk-dashboard")
-    assert "stopped: answered" in dashboard.inner_text(), "show_dashboard draws the last lap of a run"
+    assert "stopped: answered" in dashboard.inner_text(), (
+        "show_dashboard draws the last lap of a run"
+    )
     last_lap = picture_src(page)
 
     dashboard.locator("button", has_text="play").click()
@@ -294,11 +358,11 @@ def test_dashboard_renders_and_moves_in_jupyterlab(page):
     assert len({last_lap, moment_one, moment_two}) == 3, "the picture changes while playing"
     assert_desk_view_drawn(moment_two)
 
-    page.wait_for_function(STATUS_SAYS, arg="lap 9 of", timeout=20_000)   # past the first compaction
+    page.wait_for_function(STATUS_SAYS, arg="lap 9 of", timeout=20_000)  # past the first compaction
     dashboard.locator("button", has_text="pause").click()
     page.wait_for_timeout(300)
     paused = picture_src(page)
-    page.wait_for_timeout(1500)                           # several play delays: nothing may move
+    page.wait_for_timeout(1500)  # several play delays: nothing may move
     assert picture_src(page) == paused, "pause stops the picture"
     assert "Goal:" in dashboard.inner_text(), "the summary panel shows the summary on the desk"
 
@@ -315,7 +379,11 @@ def assert_desk_view_drawn(src: str):
     width, height = picture.size
     desk = picture.crop((0, int(height * 0.6), width, height))
     colours = {colour for _, colour in desk.getcolors(maxcolors=width * height)}
-    for name, hex_colour in (("system + tools", FIXED.colour), ("head", ZONES["head"].colour), ("window edge", WALL)):
+    for name, hex_colour in (
+        ("system + tools", FIXED.colour),
+        ("head", ZONES["head"].colour),
+        ("window edge", WALL),
+    ):
         wanted = tuple(round(c * 255) for c in rgb(hex_colour))
         assert wanted in colours, f"the desk view has no {name} block ({hex_colour})"
 
@@ -324,9 +392,13 @@ def test_on_a_projector_the_dashboard_fits_and_its_buttons_stay_put(page):
     """1280 x 720 with the file browser open: all of it on screen; ten laps later the buttons are where they were."""
     page, url, refused, _ = page
     open_notebook(page, url, "dashboard.ipynb")
-    assert boxes(page, ["#jp-left-stack"])["#jp-left-stack"][2] > 200, "the file browser should be open"
+    assert boxes(page, ["#jp-left-stack"])["#jp-left-stack"][2] > 200, (
+        "the file browser should be open"
+    )
     run_all(page)
-    code = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('.jp-Cell .cm-content')).fontSize)")
+    code = page.evaluate(
+        "() => parseFloat(getComputedStyle(document.querySelector('.jp-Cell .cm-content')).fontSize)"
+    )
     assert code >= 14, f"code is {code} px on screen"
     assert_fits(page, "1280x720, file browser open")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -342,17 +414,23 @@ def test_on_a_projector_the_dashboard_fits_and_its_buttons_stay_put(page):
         page.wait_for_function(STATUS_SAYS, arg=f"lap {lap} of", timeout=10_000)
         page.wait_for_function(PICTURE_CHANGED, arg=shown, timeout=10_000)
         assert button_boxes(page) == before, f"the buttons moved at lap {lap}"
-    page.locator(".context-desk-dashboard select").select_option("full history")   # a longer status line
+    page.locator(".context-desk-dashboard select").select_option(
+        "full history"
+    )  # a longer status line
     page.wait_for_function(STATUS_SAYS, arg="settings changed", timeout=10_000)
-    assert button_boxes(page) == before, "the buttons moved when the status said the settings changed"
+    assert button_boxes(page) == before, (
+        "the buttons moved when the status said the settings changed"
+    )
 
     for width, height in ((1366, 768), (1440, 900), (1920, 1080)):
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(500)
         assert_fits(page, f"{width}x{height}, file browser open")
     page.locator(".context-desk-dashboard button", has_text="large").click()
-    page.wait_for_function("() => document.querySelector('.context-desk-picture img').naturalWidth > 800",
-                           timeout=10_000)
+    page.wait_for_function(
+        "() => document.querySelector('.context-desk-picture img').naturalWidth > 800",
+        timeout=10_000,
+    )
     assert_fits(page, "1920x1080 at the large size")
     page.screenshot(path=str(ARTIFACTS / "dashboard-1920x1080-large.png"))
     assert "Error displaying widget" not in page.content()
@@ -373,7 +451,11 @@ def test_verdicts_carry_a_symbol_and_a_colour_and_show_big(page):
         for words, colour in (("✔ PASS", GOOD), ("✘ FAIL", WALL)):
             assert words in found, f"no {words!r} {way}: {spans}"
             shown, size, weight = found[words]
-            assert shown == "rgb({}, {}, {})".format(*(round(c * 255) for c in rgb(colour))), (way, words, shown)
+            assert shown == "rgb({}, {}, {})".format(*(round(c * 255) for c in rgb(colour))), (
+                way,
+                words,
+                shown,
+            )
             assert weight >= 600, f"{way} {words} is not bold"
             if way == "shown":
                 assert size >= 14, f"{words} is shown at {size} px"
@@ -381,21 +463,24 @@ def test_verdicts_carry_a_symbol_and_a_colour_and_show_big(page):
 
 # ---- save, close, reopen ------------------------------------------------------------------------------------
 
+
 def test_a_saved_lesson_reopens_as_a_picture_not_a_widget_error(page):
     page, url, refused, folder = page
     open_notebook(page, url, "dashboard.ipynb")
     run_all(page)
     last = picture_src(page)
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.model.dirty", timeout=20_000)
+    page.wait_for_function(
+        "() => !window.jupyterapp.shell.currentWidget.model.dirty", timeout=20_000
+    )
     saved = json.loads((folder / "dashboard.ipynb").read_text())
     assert saved["metadata"].get("widgets"), "the widget state was not saved with the notebook"
 
-    shut_down_kernels(url)                              # closed: the kernel and its widgets are gone
+    shut_down_kernels(url)  # closed: the kernel and its widgets are gone
     page.goto("about:blank")
-    open_notebook(page, url, "dashboard.ipynb")         # reopened, not run
+    open_notebook(page, url, "dashboard.ipynb")  # reopened, not run
     page.wait_for_selector(PICTURE, timeout=30_000)
-    page.wait_for_timeout(1500)                         # time for a late "model not found" to appear
+    page.wait_for_timeout(1500)  # time for a late "model not found" to appear
     assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
     assert picture_src(page) == last, "the reopened lesson shows the last picture it had"
     # Not asserted: that it stays unmodified. Restoring saved widgets, JupyterLab's widget manager marks the
@@ -408,21 +493,31 @@ def test_a_saved_lesson_reopens_as_a_picture_not_a_widget_error(page):
 def test_opening_a_lesson_does_not_mark_it_modified(page, lesson):
     page, url, _, _ = page
     open_notebook(page, url, f"notebooks/{lesson}")
-    page.wait_for_timeout(1000)                          # the kernel's info has arrived and been applied
+    page.wait_for_timeout(1000)  # the kernel's info has arrived and been applied
     metadata = page.evaluate("() => window.jupyterapp.shell.currentWidget.model.metadata")
-    assert not page.evaluate(DIRTY), (f"{lesson} is marked modified as soon as it opens; JupyterLab set "
-                                      f"its metadata to {metadata}")
+    assert not page.evaluate(DIRTY), (
+        f"{lesson} is marked modified as soon as it opens; JupyterLab set "
+        f"its metadata to {metadata}"
+    )
 
 
 # ---- RISE --------------------------------------------------------------------------------------------------
+
 
 def test_a_deck_opens_in_rise_with_its_styles_and_no_extension_it_cannot_run(page):
     """RISE's page loads rise.css and the deck's own CSS, no lab extension, and shows the title slide."""
     page, url, refused, _ = page
     messages, missing = [], []
-    page.on("console", lambda message: messages.append(f"{message.type}: {message.text[:200]} "
-                                                       f"({message.location.get('url', '')})"))
-    page.on("response", lambda answer: answer.status >= 400 and missing.append(f"{answer.status} {answer.url}"))
+    page.on(
+        "console",
+        lambda message: messages.append(
+            f"{message.type}: {message.text[:200]} ({message.location.get('url', '')})"
+        ),
+    )
+    page.on(
+        "response",
+        lambda answer: answer.status >= 400 and missing.append(f"{answer.status} {answer.url}"),
+    )
     open_notebook(page, url, "slides/01_the_filling_desk.ipynb")
     page.evaluate("() => window.jupyterapp.commands.execute('RISE:preview')")
     frame = None
@@ -433,13 +528,17 @@ def test_a_deck_opens_in_rise_with_its_styles_and_no_extension_it_cannot_run(pag
         page.wait_for_timeout(250)
     assert frame, "RISE:preview opened no slideshow"
     frame.wait_for_selector(".reveal .slides section.present h1", timeout=60_000)
-    size = frame.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
-                          "'.reveal .slides section.present .jp-RenderedMarkdown p')).fontSize)")
+    size = frame.evaluate(
+        "() => parseFloat(getComputedStyle(document.querySelector("
+        "'.reveal .slides section.present .jp-RenderedMarkdown p')).fontSize)"
+    )
     assert size >= 20, f"rise.css did not make the slide text big ({size} px)"
     page.screenshot(path=str(ARTIFACTS / "rise-01.png"))
     assert not missing, f"RISE asked for files that are not there: {missing}"
-    loaded = frame.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
-                            ".federated_extensions.map(e => e.name)")
+    loaded = frame.evaluate(
+        "() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+        ".federated_extensions.map(e => e.name)"
+    )
     assert loaded == [], f"RISE's page loads lab extensions built for another JupyterLab: {loaded}"
     failed = [m for m in messages if "Failed to create module" in m or "No satisfying version" in m]
     assert not failed, "extensions failed to load:\n" + "\n".join(failed)
@@ -471,19 +570,29 @@ BREAKS_INSIDE_A_WORD = """(pre) => {
 
 def wrapped_inside_words(page, url: str, name: str) -> list[str]:
     page.goto(f"{url}/lab?reset", wait_until="domcontentloaded")
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.hasCommand('markdownviewer:open')",
-                           timeout=60_000)
-    page.evaluate(f"() => window.jupyterapp.commands.execute('docmanager:open', "
-                  f"{{path: '{name}', factory: 'Markdown Preview'}})")
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('markdownviewer:open')",
+        timeout=60_000,
+    )
+    page.evaluate(
+        f"() => window.jupyterapp.commands.execute('docmanager:open', "
+        f"{{path: '{name}', factory: 'Markdown Preview'}})"
+    )
     page.wait_for_selector(".jp-RenderedMarkdown pre", timeout=30_000)
     page.wait_for_timeout(500)
-    return [cut for pre in page.query_selector_all(".jp-RenderedMarkdown pre") for cut in pre.evaluate(BREAKS_INSIDE_A_WORD)]
+    return [
+        cut
+        for pre in page.query_selector_all(".jp-RenderedMarkdown pre")
+        for cut in pre.evaluate(BREAKS_INSIDE_A_WORD)
+    ]
 
 
 def test_runbook_code_never_wraps_inside_a_word_on_a_projector(page):
     """JupyterLab's Markdown preview at 1280 x 720 wraps fenced code, at hyphens and slashes too; the runbook's
     blocks (tools.build_views.no_wrap_code) do not wrap at all: a long line scrolls sideways."""
     page, url, _, _ = page
-    assert wrapped_inside_words(page, url, "runbook-fenced.md"), "the check should see plain fenced code break"
+    assert wrapped_inside_words(page, url, "runbook-fenced.md"), (
+        "the check should see plain fenced code break"
+    )
     broken = wrapped_inside_words(page, url, "runbook-code.md")
     assert not broken, "runbook code breaks inside a word:\n" + "\n".join(broken[:10])

@@ -19,19 +19,33 @@ from stage.frontier import bill_without_summary
 from stage.offline import DeskModel
 from stage.tasks import file_reading_task
 
-SETTINGS = [dict(), dict(tail_turns=2), dict(tail_turns=3, clear_at_least=600),
-            dict(threshold=0.6, low_water=0.3), dict(threshold=1.0, low_water=0.05, max_words=80)]
+SETTINGS = [
+    dict(),
+    dict(tail_turns=2),
+    dict(tail_turns=3, clear_at_least=600),
+    dict(threshold=0.6, low_water=0.3),
+    dict(threshold=1.0, low_water=0.05, max_words=80),
+]
 
 
 def go(strategy, window=5000, rule=None):
     task, meter = file_reading_task(rule_at_lap=rule), Meter()
-    run = run_agent(task.request, DeskModel(window=window, meter=meter), context=strategy,
-                    remarks=task.remarks, max_laps=80, meter=meter)
+    run = run_agent(
+        task.request,
+        DeskModel(window=window, meter=meter),
+        context=strategy,
+        remarks=task.remarks,
+        max_laps=80,
+        meter=meter,
+    )
     return run, meter
 
 
-@pytest.fixture(scope="module", params=[(i, rule) for i in range(len(SETTINGS)) for rule in (None, 3)],
-                ids=lambda p: f"{SETTINGS[p[0]] or 'defaults'}-rule at lap {p[1]}")
+@pytest.fixture(
+    scope="module",
+    params=[(i, rule) for i in range(len(SETTINGS)) for rule in (None, 3)],
+    ids=lambda p: f"{SETTINGS[p[0]] or 'defaults'}-rule at lap {p[1]}",
+)
 def swept(request):
     settings, rule = SETTINGS[request.param[0]], request.param[1]
     return (settings, *go(ClearThenCompact(**settings), window=3500, rule=rule))
@@ -60,8 +74,8 @@ def test_a_lap_that_did_not_compact_reads_up_to_the_mark_of_the_lap_before(swept
     for before, lap, paid in zip(run.laps, run.laps[1:], bills[1:]):
         if lap.kind == "compact":
             continue
-        marked = breakpoints(before.sent)[0]          # the strategy's mark, or else the last message
-        front = fixed + sum(meter.count(m) for m in before.sent[:marked + 1])
+        marked = breakpoints(before.sent)[0]  # the strategy's mark, or else the last message
+        front = fixed + sum(meter.count(m) for m in before.sent[: marked + 1])
         assert paid.read >= front, f"lap {lap.number}"
         checked += 1
     assert checked >= len(run.laps) // 2
@@ -73,7 +87,9 @@ def test_clearing_waits_for_a_batch(swept):
     least = settings.get("clear_at_least", 0)
     for before, lap in zip(run.laps, run.laps[1:]):
         if lap.kind == "clear" and before.kind != "compact":
-            gone = sum(meter.count(m) for m in before.sent) - sum(meter.count(m) for m in lap.sent[:len(before.sent)])
+            gone = sum(meter.count(m) for m in before.sent) - sum(
+                meter.count(m) for m in lap.sent[: len(before.sent)]
+            )
             assert gone >= least
 
 
@@ -84,7 +100,7 @@ def test_compaction_goes_down_to_the_low_water_mark():
     compactions = [lap for lap in run.laps if lap.kind == "compact"]
     assert compactions and sum(lap.summary_calls for lap in run.laps) == len(compactions)
     for lap in compactions:
-        after = lap.sent[lap.zones.index("summary") + 1:]
+        after = lap.sent[lap.zones.index("summary") + 1 :]
         turns = sum(1 for m in after if m["role"] == "assistant")
         assert sum(meter.count(m) for m in after) <= 0.1 * usable or turns == 1
 
@@ -93,11 +109,24 @@ def test_the_listing_is_never_cleared():
     run, _ = go(ClearThenCompact(), window=5000)
     listings = sum(action.startswith("list_files") for lap in run.laps for action in lap.actions)
     assert listings == 1
-    assert any(b.get("content", "").startswith("[cleared") for m in run.laps[-1].sent for b in tool_results(m))
+    assert any(
+        b.get("content", "").startswith("[cleared")
+        for m in run.laps[-1].sent
+        for b in tool_results(m)
+    )
 
 
-@pytest.mark.parametrize("bad", [dict(threshold=0), dict(threshold=1.5), dict(low_water=0.9, threshold=0.8),
-                                 dict(tail_turns=-1), dict(clear_at_least=-5), dict(output_reserve=-1)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(threshold=0),
+        dict(threshold=1.5),
+        dict(low_water=0.9, threshold=0.8),
+        dict(tail_turns=-1),
+        dict(clear_at_least=-5),
+        dict(output_reserve=-1),
+    ],
+)
 def test_bad_settings_say_what_is_wrong(bad):
     with pytest.raises(ValueError):
         ClearThenCompact(**bad)
@@ -110,7 +139,10 @@ def test_it_costs_less_than_full_history_with_caching():
     from harness.compaction import ThreeZoneCompaction
 
     task = file_reading_task(rule_at_lap=3)
-    cheap, dear = bill_without_summary(task, ClearThenCompact()), bill_without_summary(task, ThreeZoneCompaction())
+    cheap, dear = (
+        bill_without_summary(task, ClearThenCompact()),
+        bill_without_summary(task, ThreeZoneCompaction()),
+    )
     assert cheap.strategy_run.database_target == "staging"
     assert cheap.input_share < 0.5
     assert cheap.cost_share < 1 < dear.cost_share

@@ -15,13 +15,23 @@ from tools.lessons import LESSONS, deck_question, question_in, read
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_the_question_comes_before_its_reveal_and_the_answer_after(path):
     lesson = read(path)
-    asked, revealed, answered = lesson.tagged("checkpoint"), lesson.tagged("reveal"), lesson.tagged("answer")
+    asked, revealed, answered = (
+        lesson.tagged("checkpoint"),
+        lesson.tagged("reveal"),
+        lesson.tagged("answer"),
+    )
     assert len(asked) == len(revealed) == len(answered) == 1, (asked, revealed, answered)
-    assert asked[0] < revealed[0] < answered[0], f"{path.name}: ask {asked}, reveal {revealed}, answer {answered}"
+    assert asked[0] < revealed[0] < answered[0], (
+        f"{path.name}: ask {asked}, reveal {revealed}, answer {answered}"
+    )
     assert lesson.checkpoint_question.endswith("?")
-    assert "<details>" in lesson.cells[answered[0]].source, "the model answer is hidden until clicked"
+    assert "<details>" in lesson.cells[answered[0]].source, (
+        "the model answer is hidden until clicked"
+    )
     core = {id(c) for c in lesson.core}
-    assert all(id(lesson.cells[i]) in core for i in asked + revealed + answered), "the checkpoint is class time"
+    assert all(id(lesson.cells[i]) in core for i in asked + revealed + answered), (
+        "the checkpoint is class time"
+    )
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
@@ -32,7 +42,10 @@ def test_the_deck_asks_the_same_question(path):
 
 def test_question_in_reads_the_first_bold_line():
     """The helper the two tests above rely on, on a worked example."""
-    assert question_in("### Checkpoint\n\n**Why keep the\ntail?**\n\nthen **more**") == "Why keep the tail?"
+    assert (
+        question_in("### Checkpoint\n\n**Why keep the\ntail?**\n\nthen **more**")
+        == "Why keep the tail?"
+    )
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
@@ -41,9 +54,11 @@ def test_the_deck_asks_before_it_shows(path):
     import nbformat
 
     deck = nbformat.read(path.parent.parent / "slides" / path.name, as_version=4)
-    slides = [c.source for c in deck.cells if c.metadata.get("slideshow", {}).get("slide_type") == "slide"]
+    slides = [
+        c.source for c in deck.cells if c.metadata.get("slideshow", {}).get("slide_type") == "slide"
+    ]
     at = next(i for i, s in enumerate(slides) if s.startswith("## Checkpoint"))
-    after = [s for s in slides[at + 1:] if not s.startswith(("## In the workbook", "# "))]
+    after = [s for s in slides[at + 1 :] if not s.startswith(("## In the workbook", "# "))]
     assert after, f"{path.name}: the deck's checkpoint is its last content slide"
 
 
@@ -59,7 +74,11 @@ def test_the_exercise_asks_the_same_question(path):
     number = path.name[:2]
     for folder in (EXERCISES / "solutions", EXERCISES):
         [exercise] = sorted(folder.glob(f"{number}_*.ipynb"))
-        cells = [c.source for c in nbformat.read(exercise, as_version=4).cells if c.cell_type == "markdown"]
+        cells = [
+            c.source
+            for c in nbformat.read(exercise, as_version=4).cells
+            if c.cell_type == "markdown"
+        ]
         asked = [s for s in cells if s.startswith("**Checkpoint.**")]
         assert len(asked) == 1, f"{exercise.name}: {len(asked)} checkpoint cells"
         opening = " ".join(asked[0].removeprefix("**Checkpoint.**").split())

@@ -31,8 +31,10 @@ import nbformat
 import pytest
 from conftest import load_class as load
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(os.geteuid() != 0, reason="needs root: real Unix accounts")]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root: real Unix accounts"),
+]
 
 REPO = Path(__file__).resolve().parent.parent
 STUDENTS = ["cdgrade_ada", "cdgrade_bob", "cdgrade_cy"]
@@ -53,19 +55,42 @@ class Class:
         return Path(pwd.getpwnam(name).pw_dir)
 
     def as_user(self, name: str, *command: str, cwd: Path | None = None, check: bool = True):
-        env = {"HOME": str(self.home(name)), "USER": name, "LOGNAME": name, "LANG": "C.UTF-8",
-               "PATH": f"{self.bin}:/usr/local/bin:/usr/bin:/bin"}
-        done = subprocess.run(["runuser", "-u", name, "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()],
-                               *command], cwd=cwd or self.home(name), capture_output=True, text=True, timeout=900)
+        env = {
+            "HOME": str(self.home(name)),
+            "USER": name,
+            "LOGNAME": name,
+            "LANG": "C.UTF-8",
+            "PATH": f"{self.bin}:/usr/local/bin:/usr/bin:/bin",
+        }
+        done = subprocess.run(
+            [
+                "runuser",
+                "-u",
+                name,
+                "--",
+                "env",
+                "-i",
+                *[f"{k}={v}" for k, v in env.items()],
+                *command,
+            ],
+            cwd=cwd or self.home(name),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if check:
-            assert done.returncode == 0, f"{name}: {' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+            assert done.returncode == 0, (
+                f"{name}: {' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
+            )
         return done
 
     def nbgrader(self, name: str, *args: str, cwd: Path | None = None, check: bool = True):
         return self.as_user(name, str(self.bin / "nbgrader"), *args, cwd=cwd, check=check)
 
     def student_nbgrader(self, name: str, *args: str, check: bool = True):
-        return self.nbgrader(name, *args, "--course", COURSE_ID, f"--Exchange.root={self.exchange}", check=check)
+        return self.nbgrader(
+            name, *args, "--course", COURSE_ID, f"--Exchange.root={self.exchange}", check=check
+        )
 
 
 def in_parallel(work, names):
@@ -81,9 +106,12 @@ def with_wrong_compact(notebook):
     """The correct answers, except compact(), which returns the history unchanged (no card)."""
     wrong = nbformat.from_dict(notebook)
     cell = next(c for c in wrong.cells if c.cell_type == "code" and "def compact(" in c.source)
-    cell.source, count = re.subn(r"### BEGIN SOLUTION\n.*?### END SOLUTION",
-                                 "### BEGIN SOLUTION\n    return list(messages)\n    ### END SOLUTION",
-                                 cell.source, flags=re.DOTALL)
+    cell.source, count = re.subn(
+        r"### BEGIN SOLUTION\n.*?### END SOLUTION",
+        "### BEGIN SOLUTION\n    return list(messages)\n    ### END SOLUTION",
+        cell.source,
+        flags=re.DOTALL,
+    )
     assert count == 1
     return wrong
 
@@ -92,8 +120,10 @@ def with_cheat(notebook):
     """Bob's wrong compact, and in the same answer cell, the check replaced by one that always passes."""
     cheat = with_wrong_compact(notebook)
     cell = next(c for c in cheat.cells if c.cell_type == "code" and "def compact(" in c.source)
-    cell.source += ("\n\nimport sys\nchecks.check_compact = lambda *a, **k: True   # always PASS\n"
-                    "sys.modules['checks'].check_compact = checks.check_compact")
+    cell.source += (
+        "\n\nimport sys\nchecks.check_compact = lambda *a, **k: True   # always PASS\n"
+        "sys.modules['checks'].check_compact = checks.check_compact"
+    )
     return cheat
 
 
@@ -101,64 +131,126 @@ def with_cheat(notebook):
 def graded():
     testbed = load("testbed")
     server = testbed.install_server()
-    folder = Path(tempfile.mkdtemp(prefix="context-desk-grading-"))    # pytest's own tmp is closed to students
+    folder = Path(
+        tempfile.mkdtemp(prefix="context-desk-grading-")
+    )  # pytest's own tmp is closed to students
     os.chmod(folder, 0o755)
     people = STUDENTS + [INSTRUCTOR]
     for name in people:
         testbed.remove_account(name)
     roster = folder / "roster.txt"
     roster.write_text("".join(f"{n}\n" for n in STUDENTS) + f"{INSTRUCTOR} instructor\n")
-    subprocess.run([str(server / ".venv" / "bin" / "python"), str(server / "class" / "roster.py"), "--state",
-                    str(folder / "state"), "add", str(roster)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(server / ".venv" / "bin" / "python"),
+            str(server / "class" / "roster.py"),
+            "--state",
+            str(folder / "state"),
+            "add",
+            str(roster),
+        ],
+        check=True,
+        capture_output=True,
+    )
     room = Class(server, folder)
     try:
         room.exchange.mkdir()
-        os.chmod(room.exchange, 0o1777)                       # as class/jupyterhub_config.py makes it
+        os.chmod(room.exchange, 0o1777)  # as class/jupyterhub_config.py makes it
         course = room.home(INSTRUCTOR) / "context-desk-course"
         # As root, from the instructor's clone (this repository): the course, given to the instructor.
         nbgrader_assignments = load("nbgrader_assignments")
-        assert nbgrader_assignments.build(course, [ASSIGNMENT], exchange=str(room.exchange),
-                                          owner=INSTRUCTOR) == [ASSIGNMENT]
+        assert nbgrader_assignments.build(
+            course, [ASSIGNMENT], exchange=str(room.exchange), owner=INSTRUCTOR
+        ) == [ASSIGNMENT]
         room.nbgrader(INSTRUCTOR, "generate_assignment", ASSIGNMENT, "--force", cwd=course)
         room.nbgrader(INSTRUCTOR, "release_assignment", ASSIGNMENT, "--force", cwd=course)
 
         source = nbformat.read(course / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
         answers = {ADA: source, BOB: with_wrong_compact(source), CY: with_cheat(source)}
         fetched_texts = {}
-        in_parallel(lambda name: room.student_nbgrader(name, "fetch_assignment", ASSIGNMENT), STUDENTS)
+        in_parallel(
+            lambda name: room.student_nbgrader(name, "fetch_assignment", ASSIGNMENT), STUDENTS
+        )
         for name in STUDENTS:
             fetched = room.home(name) / ASSIGNMENT
             assert (fetched / NOTEBOOK).exists()
-            fetched_texts.update(normalized_texts(fetched))        # what the student received, before answering
+            fetched_texts.update(
+                normalized_texts(fetched)
+            )  # what the student received, before answering
             text = nbformat.writes(answers[name])
-            subprocess.run(["runuser", "-u", name, "--", "tee", str(fetched / NOTEBOOK)], input=text, text=True,
-                           capture_output=True, check=True)
+            subprocess.run(
+                ["runuser", "-u", name, "--", "tee", str(fetched / NOTEBOOK)],
+                input=text,
+                text=True,
+                capture_output=True,
+                check=True,
+            )
         # cy also puts checks of her own beside her notebook, where `from exercises import checks` finds them
         # before the installed ones: every check passes whatever it is given.
         planted = room.home(CY) / ASSIGNMENT / "exercises"
         room.as_user(CY, "mkdir", "-p", str(planted / "checks"))
         room.as_user(CY, "touch", str(planted / "__init__.py"))
-        room.as_user(CY, "sh", "-c", f"echo 'def __getattr__(name): return lambda *a, **k: True' > "
-                                     f"{planted / 'checks' / '__init__.py'}")
+        room.as_user(
+            CY,
+            "sh",
+            "-c",
+            f"echo 'def __getattr__(name): return lambda *a, **k: True' > "
+            f"{planted / 'checks' / '__init__.py'}",
+        )
         in_parallel(lambda name: room.student_nbgrader(name, "submit", ASSIGNMENT), STUDENTS)
         # bob submits a blank copy in ada's name, after her
         blank = room.home(BOB) / "blank" / ASSIGNMENT
         room.as_user(BOB, "mkdir", "-p", str(blank))
-        room.as_user(BOB, "cp", "-r", str(room.exchange / COURSE_ID / "outbound" / ASSIGNMENT / "."), str(blank))
-        spoof = room.nbgrader(BOB, "submit", ASSIGNMENT, "--course", COURSE_ID, f"--Exchange.root={room.exchange}",
-                              f"--student={ADA}", cwd=blank.parent)
-        bob_lists_inbound = room.as_user(BOB, "ls", str(room.exchange / COURSE_ID / "inbound"), check=False)
+        room.as_user(
+            BOB,
+            "cp",
+            "-r",
+            str(room.exchange / COURSE_ID / "outbound" / ASSIGNMENT / "."),
+            str(blank),
+        )
+        spoof = room.nbgrader(
+            BOB,
+            "submit",
+            ASSIGNMENT,
+            "--course",
+            COURSE_ID,
+            f"--Exchange.root={room.exchange}",
+            f"--student={ADA}",
+            cwd=blank.parent,
+        )
+        bob_lists_inbound = room.as_user(
+            BOB, "ls", str(room.exchange / COURSE_ID / "inbound"), check=False
+        )
 
         collect = room.nbgrader(INSTRUCTOR, "collect", ASSIGNMENT, cwd=course)
         # The control first: cy graded WITHOUT the instructor's checks (the cheat works there) ...
-        room.nbgrader(INSTRUCTOR, "autograde", ASSIGNMENT, "--create", "--force", f"--student={CY}",
-                      "--UseGraderChecks.enabled=False", cwd=course)
+        room.nbgrader(
+            INSTRUCTOR,
+            "autograde",
+            ASSIGNMENT,
+            "--create",
+            "--force",
+            f"--student={CY}",
+            "--UseGraderChecks.enabled=False",
+            cwd=course,
+        )
         control = scores(course, [CY])[CY]
         # ... then everyone, as the course is configured.
-        autograde = room.nbgrader(INSTRUCTOR, "autograde", ASSIGNMENT, "--create", "--force", cwd=course)
-        yield {"room": room, "course": course, "scores": scores(course, STUDENTS), "control": control,
-               "answers": answers, "collect": collect.stdout + collect.stderr, "spoof": spoof,
-               "bob_lists_inbound": bob_lists_inbound, "fetched": fetched_texts, "autograde": autograde.stdout + autograde.stderr}
+        autograde = room.nbgrader(
+            INSTRUCTOR, "autograde", ASSIGNMENT, "--create", "--force", cwd=course
+        )
+        yield {
+            "room": room,
+            "course": course,
+            "scores": scores(course, STUDENTS),
+            "control": control,
+            "answers": answers,
+            "collect": collect.stdout + collect.stderr,
+            "spoof": spoof,
+            "bob_lists_inbound": bob_lists_inbound,
+            "fetched": fetched_texts,
+            "autograde": autograde.stdout + autograde.stderr,
+        }
     finally:
         for name in people:
             testbed.remove_account(name)
@@ -182,6 +274,7 @@ def compact_points(per_check):
 
 
 # ---- the grades ------------------------------------------------------------------------------------------
+
 
 def test_the_solution_gets_full_marks(graded):
     score, max_score, per_check = graded["scores"][ADA]
@@ -207,25 +300,32 @@ def test_the_tampering_is_flagged_for_the_instructor(graded):
     grading = load("grading")
     course = graded["course"]
     flagged = grading.tampering(course / "submitted" / CY / ASSIGNMENT / NOTEBOOK)
-    assert "file: exercises" in flagged and any("checks.check_compact = lambda" in cell for cell in flagged)
+    assert "file: exercises" in flagged and any(
+        "checks.check_compact = lambda" in cell for cell in flagged
+    )
     assert grading.tampering(course / "submitted" / ADA / ASSIGNMENT / NOTEBOOK) == []
 
 
 # ---- each student's own submission ---------------------------------------------------------------------------
+
 
 def test_each_student_keeps_their_own_submission(graded):
     course = graded["course"]
     for name in STUDENTS:
         collected = nbformat.read(course / "submitted" / name / ASSIGNMENT / NOTEBOOK, as_version=4)
         mine = [c.source for c in graded["answers"][name].cells]
-        assert [c.source for c in collected.cells] == mine, f"{name}'s collected notebook is not what {name} submitted"
+        assert [c.source for c in collected.cells] == mine, (
+            f"{name}'s collected notebook is not what {name} submitted"
+        )
         owner = pwd.getpwuid((course / "submitted" / name).stat().st_uid).pw_name
         assert owner == INSTRUCTOR
 
 
 def test_a_submission_in_another_students_name_is_refused(graded):
-    assert graded["spoof"].returncode == 0                       # nbgrader itself let bob submit it
-    assert f"it says it is {ADA}'s, but the account {BOB} submitted it" in graded["collect"], graded["collect"]
+    assert graded["spoof"].returncode == 0  # nbgrader itself let bob submit it
+    assert f"it says it is {ADA}'s, but the account {BOB} submitted it" in graded["collect"], (
+        graded["collect"]
+    )
 
 
 def test_no_student_can_list_the_inbound_folder(graded):
@@ -242,6 +342,7 @@ def test_the_course_is_closed_to_students(graded):
 
 
 # ---- no answers handed out ------------------------------------------------------------------------------------
+
 
 def solution_blocks():
     blocks = []
@@ -275,7 +376,13 @@ def reference_functions():
 def normalized_texts(folder: Path) -> dict[str, str]:
     texts = {}
     for path in folder.rglob("*"):
-        if not path.is_file() or {".git", ".venv", "node_modules", "__pycache__", "server-files"} & set(path.parts):
+        if not path.is_file() or {
+            ".git",
+            ".venv",
+            "node_modules",
+            "__pycache__",
+            "server-files",
+        } & set(path.parts):
             continue
         try:
             text = path.read_text(encoding="utf-8")
@@ -283,7 +390,9 @@ def normalized_texts(folder: Path) -> dict[str, str]:
             continue
         if path.suffix == ".ipynb":
             text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
-        texts[str(path)] = "\n".join(" ".join(line.split()) for line in text.split("\n") if line.strip())
+        texts[str(path)] = "\n".join(
+            " ".join(line.split()) for line in text.split("\n") if line.strip()
+        )
     return texts
 
 
@@ -300,7 +409,9 @@ def test_no_student_copy_holds_a_solution_or_a_reference_answer(graded):
     assert len(blocks) >= 10, "nothing to look for: the scan would pass by itself"
     leaks = []
     for notebook, block in blocks:
-        runs = ["\n".join(block[i:i + 4]) for i in range(len(block) - 3)] if len(block) >= 4 else []
+        runs = (
+            ["\n".join(block[i : i + 4]) for i in range(len(block) - 3)] if len(block) >= 4 else []
+        )
         whole = "\n".join(block) if len(block) < 4 else None
         for name, text in texts.items():
             if any(run in text for run in runs):
@@ -314,8 +425,17 @@ def test_no_student_copy_holds_a_solution_or_a_reference_answer(graded):
     assert not leaks, leaks
     # the scan finds what it looks for: the instructor's own solution notebooks would have been caught
     instructor = normalized_texts(REPO / "exercises" / "solutions")
-    assert sum(any(run in text for text in instructor.values()) for run in (
-        "\n".join(block[i:i + 4]) for _, block in blocks for i in range(max(len(block) - 3, 0)))) >= 10
+    assert (
+        sum(
+            any(run in text for text in instructor.values())
+            for run in (
+                "\n".join(block[i : i + 4])
+                for _, block in blocks
+                for i in range(max(len(block) - 3, 0))
+            )
+        )
+        >= 10
+    )
 
 
 def test_students_get_checks_without_answers_and_grading_uses_the_grader_copy(graded):

@@ -18,8 +18,10 @@ from packaging.requirements import Requirement
 REPO = Path(__file__).resolve().parent.parent
 STUDENT_LOCK = REPO / "requirements.lock"
 CLASS_LOCK = REPO / "class" / "requirements.lock"
-ENTRY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)==(\S+?)(?:\s*;\s*(.+?))?\s*\\\n((?:\s+--hash=\S+(?:\s*\\)?\n?)+)",
-                   re.MULTILINE)
+ENTRY = re.compile(
+    r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)==(\S+?)(?:\s*;\s*(.+?))?\s*\\\n((?:\s+--hash=\S+(?:\s*\\)?\n?)+)",
+    re.MULTILINE,
+)
 
 
 def normalize(name: str) -> str:
@@ -40,51 +42,75 @@ def pins(lock: Path) -> dict[str, list[tuple[str, str | None, int]]]:
     """{name: [(version, marker, number of hashes), ...]}; one name may have a pin per Python version."""
     table: dict[str, list] = {}
     for name, version, marker, hashes in ENTRY.findall(lock.read_text()):
-        table.setdefault(normalize(name), []).append((version, marker or None, hashes.count("--hash=sha256:")))
+        table.setdefault(normalize(name), []).append(
+            (version, marker or None, hashes.count("--hash=sha256:"))
+        )
     return table
 
 
 def pinned_here(lock: Path) -> dict[str, str]:
     """The version each package is pinned to for the Python running the tests."""
-    return {name: version for name, entries in pins(lock).items()
-            for version, marker, _ in entries if marker is None or Marker(marker).evaluate()}
+    return {
+        name: version
+        for name, entries in pins(lock).items()
+        for version, marker, _ in entries
+        if marker is None or Marker(marker).evaluate()
+    }
 
 
 @pytest.mark.parametrize("lock", [STUDENT_LOCK, CLASS_LOCK], ids=["student", "class"])
 def test_every_pin_is_exact_and_hashed(lock):
     text = lock.read_text()
-    requirement_lines = [line for line in text.splitlines() if line and not line[0].isspace() and line[0] != "#"]
+    requirement_lines = [
+        line for line in text.splitlines() if line and not line[0].isspace() and line[0] != "#"
+    ]
     table = pins(lock)
-    assert len(requirement_lines) == sum(len(entries) for entries in table.values()), \
+    assert len(requirement_lines) == sum(len(entries) for entries in table.values()), (
         f"{lock.name}: some lines are not `name==version \\ --hash=...` entries"
-    assert "-e " not in text, "hashes and an editable install do not mix: install the harness with --no-deps -e ."
+    )
+    assert "-e " not in text, (
+        "hashes and an editable install do not mix: install the harness with --no-deps -e ."
+    )
     for name, entries in table.items():
         assert all(count >= 1 for _, _, count in entries), f"{name} has no hash in {lock.name}"
 
 
-@pytest.mark.parametrize("lock, sources", [(STUDENT_LOCK, ["requirements.txt"]),
-                                           (CLASS_LOCK, ["requirements.txt", "class/requirements.txt"])],
-                         ids=["student", "class"])
+@pytest.mark.parametrize(
+    "lock, sources",
+    [
+        (STUDENT_LOCK, ["requirements.txt"]),
+        (CLASS_LOCK, ["requirements.txt", "class/requirements.txt"]),
+    ],
+    ids=["student", "class"],
+)
 def test_each_requirement_is_locked_to_a_version_it_allows(lock, sources):
     here = pinned_here(lock)
     for source in sources:
         for requirement in requirements(REPO / source):
             name = normalize(requirement.name)
-            assert name in here, f"{requirement} ({source}) is not in {lock.relative_to(REPO)}: run `make lock`"
-            assert requirement.specifier.contains(here[name], prereleases=True), \
+            assert name in here, (
+                f"{requirement} ({source}) is not in {lock.relative_to(REPO)}: run `make lock`"
+            )
+            assert requirement.specifier.contains(here[name], prereleases=True), (
                 f"{lock.relative_to(REPO)} pins {name}=={here[name]}, but {source} asks for {requirement}: run `make lock`"
+            )
 
 
 def test_the_class_lock_keeps_the_students_versions():
     student, whole_class = pins(STUDENT_LOCK), pins(CLASS_LOCK)
     for name, entries in student.items():
-        assert name in whole_class, f"{name} is in requirements.lock but not in class/requirements.lock"
+        assert name in whole_class, (
+            f"{name} is in requirements.lock but not in class/requirements.lock"
+        )
         # Markers may differ (the class needs psutil everywhere, a student only where jupyter does): versions may not.
-        assert {e[0] for e in whole_class[name]} == {e[0] for e in entries}, \
+        assert {e[0] for e in whole_class[name]} == {e[0] for e in entries}, (
             f"{name}: the class lock has {whole_class[name]}, the student lock {entries}"
+        )
 
 
-@pytest.mark.skipif(os.environ.get("CONTEXT_DESK_TRY_LATEST") == "1", reason="make try-latest: newest on purpose")
+@pytest.mark.skipif(
+    os.environ.get("CONTEXT_DESK_TRY_LATEST") == "1", reason="make try-latest: newest on purpose"
+)
 def test_this_environment_is_the_locked_one():
     """The tests pass with the lock's versions, so the venv they run in must hold exactly those."""
     drift = []

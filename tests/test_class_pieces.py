@@ -27,7 +27,7 @@ from tools.lessons import LESSONS, tags
 
 ROOT = Path(__file__).resolve().parent.parent
 
-WRONG = {   # lesson -> a piece with the right interface and a plausible mistake
+WRONG = {  # lesson -> a piece with the right interface and a plausible mistake
     "02": '''def keep_newest(history, room, count):
     """Wrong: keeps the OLDEST messages that fit."""
     kept = []
@@ -63,8 +63,12 @@ def run_variant(path: Path, build_source: str | None) -> list[dict]:
         elif "build" in tags(cell) and build_source is not None:
             cells.append(nbformat.v4.new_code_cell(build_source, metadata={"tags": ["build"]}))
     notebook = nbformat.v4.new_notebook(cells=cells)
-    NotebookClient(notebook, timeout=180, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=180,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute()
     return [c for c in notebook.cells if "verdict" in tags(c)]
 
 
@@ -74,15 +78,22 @@ def seen(cells: list) -> tuple[list[str], list[str]]:
     for cell in cells:
         for output in cell.outputs:
             if output.output_type == "stream":
-                text += [line for line in output.text.splitlines() if "`" not in line or "the runs below" not in line
-                         and "every run below" not in line]
+                text += [
+                    line
+                    for line in output.text.splitlines()
+                    if "`" not in line
+                    or "the runs below" not in line
+                    and "every run below" not in line
+                ]
             elif "image/png" in output.get("data", {}):
-                pictures.append(hashlib.sha256(output["data"]["image/png"].encode()).hexdigest()[:12])
+                pictures.append(
+                    hashlib.sha256(output["data"]["image/png"].encode()).hexdigest()[:12]
+                )
             assert output.output_type != "error", f"{output.get('ename')}: {output.get('evalue')}"
     return text, pictures
 
 
-@pytest.mark.integration      # runs each lesson's verdict cells three ways in kernels
+@pytest.mark.integration  # runs each lesson's verdict cells three ways in kernels
 @pytest.mark.parametrize("number", ["02", "03", "04", "05"])
 def test_a_wrong_piece_changes_the_lessons_verdict_and_a_skipped_build_still_runs(number):
     path = lesson(number)
@@ -93,14 +104,22 @@ def test_a_wrong_piece_changes_the_lessons_verdict_and_a_skipped_build_still_run
     skipped = run_variant(path, None)
     said = "\n".join(o.text for c in right for o in c.outputs if o.output_type == "stream")
     assert "Using your `" in said, "the finished piece was not the one used"
-    assert seen(right) != seen(wrong), f"lesson {number}: a wrong piece printed and drew the same as the right one"
+    assert seen(right) != seen(wrong), (
+        f"lesson {number}: a wrong piece printed and drew the same as the right one"
+    )
     fallback = "\n".join(o.text for c in skipped for o in c.outputs if o.output_type == "stream")
     assert "was not run: the runs below use the harness's own" in fallback
     assert seen(skipped)[0], "the skipped lesson printed no verdict"
 
 
 def printed(cells: list) -> list[str]:
-    return [line for c in cells for o in c.outputs if o.output_type == "stream" for line in o.text.splitlines()]
+    return [
+        line
+        for c in cells
+        for o in c.outputs
+        if o.output_type == "stream"
+        for line in o.text.splitlines()
+    ]
 
 
 @pytest.mark.integration
@@ -117,7 +136,9 @@ def test_lesson_03_shows_the_tail_and_the_decision_the_way_its_prose_says():
     assert "It answered" in tail[2] and "files read twice: none" in tail[2], tail[2]
     assert "It answered" in tail[0] and "files read twice: none" not in tail[0], tail[0]
     assert any("template: It ran the fix the user chose" in line for line in lines), lines
-    assert any("summarize briefly: It ran the fix the user had ruled out" in line for line in lines), lines
+    assert any(
+        "summarize briefly: It ran the fix the user had ruled out" in line for line in lines
+    ), lines
     no_tail = '''def three_zones(history, tail_turns):
     """Wrong: ignores tail_turns, so the newest turns are always summarized."""
     return history[:1], history[1:], []'''
@@ -127,25 +148,43 @@ def test_lesson_03_shows_the_tail_and_the_decision_the_way_its_prose_says():
 
 # ---- in-process: a piece's own mistake is a clean stop -------------------------------------------------
 
+
 def crash(*args):
     raise KeyError("oops")
 
 
-@pytest.mark.parametrize("make", [lambda: SlidingWindow(keep=crash), lambda: ThreeZoneCompaction(split=crash),
-                                  lambda: RunningSummary(fold=crash)], ids=["window", "split", "fold"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SlidingWindow(keep=crash),
+        lambda: ThreeZoneCompaction(split=crash),
+        lambda: RunningSummary(fold=crash),
+    ],
+    ids=["window", "split", "fold"],
+)
 def test_a_piece_that_raises_stops_the_run_cleanly_and_says_which(make):
     task = file_reading_task()
-    run = run_agent(task.request, DeskModel(window=3000), context=make(), remarks=task.remarks, max_laps=40)
+    run = run_agent(
+        task.request, DeskModel(window=3000), context=make(), remarks=task.remarks, max_laps=40
+    )
     assert run.stopped == "piece_failed" and "crash raised KeyError" in run.problem
     assert run.laps[-1].kind == "piece_failed"
 
 
 def test_a_split_that_cuts_a_tool_pair_is_refused_with_the_reason():
     def split_inside_a_pair(history, tail_turns):
-        return history[:1], history[1:2], history[2:]        # history[2] is a tool result: its call is in [1]
+        return (
+            history[:1],
+            history[1:2],
+            history[2:],
+        )  # history[2] is a tool result: its call is in [1]
 
-    run = run_agent(file_reading_task().request, DeskModel(window=3000),
-                    context=ThreeZoneCompaction(split=split_inside_a_pair, tail_turns=1), max_laps=40)
+    run = run_agent(
+        file_reading_task().request,
+        DeskModel(window=3000),
+        context=ThreeZoneCompaction(split=split_inside_a_pair, tail_turns=1),
+        max_laps=40,
+    )
     assert run.stopped == "piece_failed" and "split a tool call from its result" in run.problem
 
 
@@ -153,7 +192,9 @@ def test_class_piece_says_which_piece_the_runs_use(capsys):
     def keep_newest(history, room, count):
         raise NotImplementedError
 
-    assert class_piece("keep_newest", {}) is class_piece("keep_newest", {"keep_newest": keep_newest})
+    assert class_piece("keep_newest", {}) is class_piece(
+        "keep_newest", {"keep_newest": keep_newest}
+    )
     out = capsys.readouterr().out
     assert "was not run" in out and "not written yet" in out
 

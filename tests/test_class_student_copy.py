@@ -43,22 +43,33 @@ def check_double(double) -> bool:
 def test_instructor_only_code_is_found_by_name_and_by_list():
     student_build = load("student_build")
     import ast
-    assert student_build.instructor_only_names(ast.parse(MODULE)) == ["reference_double", "_expected_total"]
-    assert student_build.instructor_only_names(ast.parse('def check_x(x):\n    return x > 0\n')) == []
+
+    assert student_build.instructor_only_names(ast.parse(MODULE)) == [
+        "reference_double",
+        "_expected_total",
+    ]
+    assert (
+        student_build.instructor_only_names(ast.parse("def check_x(x):\n    return x > 0\n")) == []
+    )
 
 
-@pytest.mark.parametrize("name, source", [
-    ("reference", MODULE),
-    ("listed only", 'INSTRUCTOR_ONLY = ("_answer",)\n\ndef _answer():\n    return 42\n'),
-    ("reference only", 'def reference_fold(notes, event):\n    return notes + [event]\n'),
-])
+@pytest.mark.parametrize(
+    "name, source",
+    [
+        ("reference", MODULE),
+        ("listed only", 'INSTRUCTOR_ONLY = ("_answer",)\n\ndef _answer():\n    return 42\n'),
+        ("reference only", "def reference_fold(notes, event):\n    return notes + [event]\n"),
+    ],
+)
 def test_the_build_refuses_checks_a_student_could_read_an_answer_from(tmp_path, name, source):
     """A checks module with a reference implementation stops the build, naming the file and the function."""
     student_build = load("student_build")
     (tmp_path / "exercises" / "checks").mkdir(parents=True)
     (tmp_path / "exercises" / "checks" / "__init__.py").write_text("")
     (tmp_path / "exercises" / "checks" / "ex09_made_up.py").write_text(source)
-    with pytest.raises(RuntimeError, match=r"ex09_made_up\.py: (reference_|_)\w+.*judge by properties"):
+    with pytest.raises(
+        RuntimeError, match=r"ex09_made_up\.py: (reference_|_)\w+.*judge by properties"
+    ):
         student_build.student_checks(tmp_path)
 
 
@@ -116,32 +127,58 @@ def test_the_student_copy_has_no_answers_and_its_checks_still_judge(tmp_path):
     assert checks and not any("def reference_" in path.read_text() for path in checks)
     # one commit per build that changed something, on branch `student`, with no history of the clone
     git = ["git", "-C", str(dest)]
-    assert subprocess.run(git + ["rev-parse", "--abbrev-ref", "HEAD"], capture_output=True, text=True).stdout.strip() \
+    assert (
+        subprocess.run(
+            git + ["rev-parse", "--abbrev-ref", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
         == "student"
-    before = subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split()
+    )
+    before = subprocess.run(
+        git + ["rev-list", "--all"], capture_output=True, text=True
+    ).stdout.split()
     result = student_build.build(dest, force=True)
     assert not result["skipped"] and student_build.build(dest)["skipped"]
     assert any(name.startswith("exercises/solutions/") for name in result["left_out"])
-    assert subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split() == before
-    mine = subprocess.run(["git", "-C", str(REPO), "rev-list", "--all"], capture_output=True, text=True).stdout.split()
-    assert not set(before) & set(mine), "the student copy's history shares commits with the instructor's"
+    assert (
+        subprocess.run(git + ["rev-list", "--all"], capture_output=True, text=True).stdout.split()
+        == before
+    )
+    mine = subprocess.run(
+        ["git", "-C", str(REPO), "rev-list", "--all"], capture_output=True, text=True
+    ).stdout.split()
+    assert not set(before) & set(mine), (
+        "the student copy's history shares commits with the instructor's"
+    )
 
     solutions = tmp_path / "solutions"
     shutil.copytree(REPO / "exercises" / "solutions", solutions)
     paths = sorted(solutions.glob("*.ipynb")) + sorted((dest / "exercises").glob("0*.ipynb"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "VIRTUAL_ENV", "PYTHONPATH"))
-           and k != "CONTEXT_DESK_MODEL"}
-    done = subprocess.run([str(dest / ".venv" / "bin" / "python"), "-c", RUN_NOTEBOOKS, *map(str, paths)],
-                          env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ANTHROPIC_", "VIRTUAL_ENV", "PYTHONPATH"))
+        and k != "CONTEXT_DESK_MODEL"
+    }
+    done = subprocess.run(
+        [str(dest / ".venv" / "bin" / "python"), "-c", RUN_NOTEBOOKS, *map(str, paths)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert report["checks"].startswith(str(dest)), f"the notebooks ran the checks of {report['checks']}"
+    assert report["checks"].startswith(str(dest)), (
+        f"the notebooks ran the checks of {report['checks']}"
+    )
     assert report["errors"] == [None] * len(paths), report["errors"]
     for path, verdicts in report["verdicts"].items():
         assert verdicts, path
         for text in verdicts:
             if path.startswith(str(solutions)):
-                assert "FAIL" not in text and "Not done" not in text and "not recorded" not in text, \
-                    f"{path}: {text[:300]}"
+                assert (
+                    "FAIL" not in text and "Not done" not in text and "not recorded" not in text
+                ), f"{path}: {text[:300]}"
             else:
                 assert "Not done yet" in text, f"{path}: {text[:300]}"

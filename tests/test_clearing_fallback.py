@@ -20,8 +20,14 @@ CASES = [(window, keep, rule) for window in (2200, 3000) for keep in (1, 2) for 
 
 def go(strategy, window, rule=None):
     task, meter = file_reading_task(rule_at_lap=rule), Meter()
-    return run_agent(task.request, DeskModel(window=window, meter=meter), context=strategy,
-                     remarks=task.remarks, max_laps=80, meter=meter)
+    return run_agent(
+        task.request,
+        DeskModel(window=window, meter=meter),
+        context=strategy,
+        remarks=task.remarks,
+        max_laps=80,
+        meter=meter,
+    )
 
 
 @pytest.mark.parametrize("window, keep, rule", CASES)
@@ -36,7 +42,7 @@ def test_with_the_fallback_it_compacts_and_finishes(window, keep, rule):
     run = go(ClearToolResults(tail_turns=keep), window, rule)
     assert run.stopped == "answered" and run.database_target == "staging"
     assert any(lap.kind == "compact" for lap in run.laps)
-    assert any("cleared" in lap.zones for lap in run.laps)             # it cleared as well
+    assert any("cleared" in lap.zones for lap in run.laps)  # it cleared as well
     for lap in run.laps:
         assert lap.assembled_tokens <= window
         assert pair_problems(lap.sent) == []
@@ -56,5 +62,5 @@ def test_after_compacting_older_results_are_still_cleared():
     """The fallback compacts the *cleared* desk, and clearing goes on in the turns after the summary."""
     run = go(ClearToolResults(tail_turns=1), 2200)
     first = next(i for i, lap in enumerate(run.laps) if lap.kind == "compact")
-    later = [lap for lap in run.laps[first + 1:] if "summary" in lap.zones]
+    later = [lap for lap in run.laps[first + 1 :] if "summary" in lap.zones]
     assert any("cleared" in lap.zones for lap in later)

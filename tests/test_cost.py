@@ -27,9 +27,17 @@ A, B, C, D, S = (msg(x) for x in "ABCDS")
 
 
 def lap(number, sent, billed_input, billed_output=50, summary_calls=0):
-    assembled = 100 + 100 * len(sent)             # 100 tokens of system prompt and tools
-    return Lap(number, assembled, assembled, billed_input=billed_input, billed_output=billed_output,
-               summary_calls=summary_calls, model_calls=summary_calls + 1, sent=sent)
+    assembled = 100 + 100 * len(sent)  # 100 tokens of system prompt and tools
+    return Lap(
+        number,
+        assembled,
+        assembled,
+        billed_input=billed_input,
+        billed_output=billed_output,
+        summary_calls=summary_calls,
+        model_calls=summary_calls + 1,
+        sent=sent,
+    )
 
 
 def worked_example():
@@ -45,14 +53,22 @@ def worked_example():
     At $1 / $5 per million: input 300 + 600 x 1.25 + 700 x 0.1 = 1,120 -> $0.00112,
     output 300 x 5 = 1,500 -> $0.0015; with caching $0.00262, without $0.0031.
     """
-    return [lap(1, [A], 200), lap(2, [A, B, C], 400),
-            lap(3, [A, S], 600, billed_output=150, summary_calls=1), lap(4, [A, S, D], 400)]
+    return [
+        lap(1, [A], 200),
+        lap(2, [A, B, C], 400),
+        lap(3, [A, S], 600, billed_output=150, summary_calls=1),
+        lap(4, [A, S, D], 400),
+    ]
 
 
 def test_the_worked_example_lap_by_lap():
     bills = lap_bills(worked_example(), meter=CHARS4)
     assert [(b.read, b.write, b.uncached) for b in bills] == [
-        (0, 200, 0), (200, 200, 0), (200, 100, 300), (300, 100, 0)]
+        (0, 200, 0),
+        (200, 200, 0),
+        (200, 100, 300),
+        (300, 100, 0),
+    ]
 
 
 def test_the_worked_example_totals():
@@ -74,9 +90,9 @@ def test_prices_are_parameters():
 def test_a_copy_of_the_same_messages_still_reads_the_cache():
     """The cache compares content, not Python objects: an equal message is the same prefix."""
     assert reuses([A, B], [copy.deepcopy(A), copy.deepcopy(B), C])
-    assert not reuses([A, B, C], [A, S, C])            # the front was rewritten
-    assert not reuses([A, B], [A])                     # a shorter request cannot contain the old one
-    assert not reuses(None, [A])                       # nothing cached yet
+    assert not reuses([A, B, C], [A, S, C])  # the front was rewritten
+    assert not reuses([A, B], [A])  # a shorter request cannot contain the old one
+    assert not reuses(None, [A])  # nothing cached yet
 
 
 def test_a_refused_request_costs_nothing():
@@ -112,11 +128,15 @@ def test_the_look_back_reaches_twenty_blocks(new_blocks, read):
 def test_the_provider_counts_win_over_the_model():
     """A lap whose usage carries Claude's cache counts is billed with them, not with our model."""
     counted = lap(2, [A, B], 600, summary_calls=1)
-    counted.usage = {"input_tokens": 10, "cache_read_input_tokens": 200, "cache_creation_input_tokens": 90,
-                     "output_tokens": 50}
+    counted.usage = {
+        "input_tokens": 10,
+        "cache_read_input_tokens": 200,
+        "cache_creation_input_tokens": 90,
+        "output_tokens": 50,
+    }
     bills = lap_bills([lap(1, [A], 200), counted], meter=CHARS4)
     assert (bills[1].read, bills[1].write) == (200, 90)
-    assert bills[1].uncached == 10 + (600 - 300)        # after the last breakpoint, plus the summary call
+    assert bills[1].uncached == 10 + (600 - 300)  # after the last breakpoint, plus the summary call
     assert bills[1].input == 600
 
 
@@ -125,11 +145,12 @@ def test_breakpoints_are_the_last_message_and_the_newest_mark():
 
     assert breakpoints([]) == []
     assert breakpoints([A, B, C]) == [2]
-    assert breakpoints([mark(A), mark(B), C, D]) == [1, 3]          # the API allows four in all
-    assert reuses([mark(A), B], [A, B, C])                          # a breakpoint is not content
+    assert breakpoints([mark(A), mark(B), C, D]) == [1, 3]  # the API allows four in all
+    assert reuses([mark(A), B], [A, B, C])  # a breakpoint is not content
 
 
 # ---- on real runs ----------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def compacting_run():
@@ -144,11 +165,11 @@ def test_compaction_throws_the_cache_away(compacting_run):
     system_tools_request = fixed_tokens(laps[0], meter) + meter.count(laps[0].sent[0])
     compactions = [i for i, one in enumerate(laps) if one.kind == "compact"]
     assert len(compactions) >= 2
-    for i in compactions:           # only the front that lap 1 stored is still cached ...
+    for i in compactions:  # only the front that lap 1 stored is still cached ...
         assert bills[i].read == system_tools_request
         assert bills[i].write == laps[i].assembled_tokens - system_tools_request
-        assert bills[i].uncached > 0                      # ... and the summary call was paid in full
-    for i in range(1, len(laps)):   # between compactions, the whole previous request is read
+        assert bills[i].uncached > 0  # ... and the summary call was paid in full
+    for i in range(1, len(laps)):  # between compactions, the whole previous request is read
         if laps[i].kind == "none":
             assert bills[i].read == laps[i - 1].assembled_tokens
 
@@ -176,11 +197,13 @@ def test_the_bill_without_the_summary_is_a_second_run(meter):
     from harness.running_summary import RunningSummary
 
     compared = bill_without_summary(file_reading_task(), RunningSummary(), meter=meter)
-    assert compared.full_run.stopped == "answered"                 # the big window never overflowed
+    assert compared.full_run.stopped == "answered"  # the big window never overflowed
     assert compared.strategy_run.database_target == compared.full_run.database_target == "staging"
     assert compared.full_history.input == compared.full_run.laps[-1].total_input
-    assert 0 < compared.input_share < 1                             # fewer tokens sent ...
-    assert compared.full_history.cache_read > compared.strategy.cache_read   # ... but far less of them cached
+    assert 0 < compared.input_share < 1  # fewer tokens sent ...
+    assert (
+        compared.full_history.cache_read > compared.strategy.cache_read
+    )  # ... but far less of them cached
 
 
 def test_passes_without_cache_counts_bill_the_extra_pass_as_a_fresh_prompt():
@@ -188,9 +211,14 @@ def test_passes_without_cache_counts_bill_the_extra_pass_as_a_fresh_prompt():
     request, modelled through the cache as usual; the compaction pass (500 in) is billed uncached, like a
     summary call. Lap 2 sends [A, B, C] (400): it reads lap 1's front (200) and writes 200."""
     second = lap(2, [A, B, C], 900)
-    second.usage = {"input_tokens": 400, "output_tokens": 50,
-                    "iterations": [{"type": "compaction", "input_tokens": 500, "output_tokens": 60},
-                                   {"type": "message", "input_tokens": 400, "output_tokens": 50}]}
+    second.usage = {
+        "input_tokens": 400,
+        "output_tokens": 50,
+        "iterations": [
+            {"type": "compaction", "input_tokens": 500, "output_tokens": 60},
+            {"type": "message", "input_tokens": 400, "output_tokens": 50},
+        ],
+    }
     bills = lap_bills([lap(1, [A], 200), second], meter=CHARS4)
     assert (bills[1].read, bills[1].write, bills[1].uncached) == (200, 200, 500)
     assert bills[1].input == 900

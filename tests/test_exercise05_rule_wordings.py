@@ -11,8 +11,10 @@ from rule_wordings import NOT_RULES, RULES
 
 from exercises.checks.ex05_memory import check_memory
 
-POINTERS = ("- Sign-in lives in app/auth.py; database changes are SQL files in migrations/.\n"
-            "- A migration that has not run yet says `-- status: pending` on line 2.\n")
+POINTERS = (
+    "- Sign-in lives in app/auth.py; database changes are SQL files in migrations/.\n"
+    "- A migration that has not run yet says `-- status: pending` on line 2.\n"
+)
 
 
 @pytest.mark.parametrize("rule", RULES[1::3])
@@ -20,10 +22,17 @@ def test_every_form_of_the_rule_passes(rule, capsys):
     assert check_memory(POINTERS + f"- {rule}\n", 150), capsys.readouterr().out
 
 
-@pytest.mark.parametrize("sentence", [s for s in NOT_RULES if "production" in s.lower() or "prod " in s.lower()]
-                         + ["Never deploy on Fridays."])
+@pytest.mark.parametrize(
+    "sentence",
+    [s for s in NOT_RULES if "production" in s.lower() or "prod " in s.lower()]
+    + ["Never deploy on Fridays."],
+)
 def test_a_mention_or_another_rule_is_not_the_database_rule(sentence, capsys):
     assert not check_memory(POINTERS + f"- {sentence}\n", 150)
-    printed = capsys.readouterr().out          # a mention of what happened ("yesterday") is refused as a diary line
-    assert "did not read anything in your memory as a rule about the database target" in printed or \
-        "diary line" in printed, printed
+    printed = (
+        capsys.readouterr().out
+    )  # a mention of what happened ("yesterday") is refused as a diary line
+    assert (
+        "did not read anything in your memory as a rule about the database target" in printed
+        or "diary line" in printed
+    ), printed

@@ -21,13 +21,23 @@ from exercise_answers import KINDS, RIGHT, WHERE, WRONG, Lap, check_of
 TASKS = sorted({w.task for w in WRONG} | {r.task for r in RIGHT})
 # Tasks whose right answers reach runs of the agent (seconds each); wrong answers of the first set get there too.
 RUNS_WHEN_WRONG = {"cheapest_settings", "compaction_prompt", "two_rules_prompt"}
-RUNS_WHEN_RIGHT = RUNS_WHEN_WRONG | {"pinned_window", "remarks_window", "running_summary", "memory", "tight_memory",
-                                     "greenhouse_memory"}
+RUNS_WHEN_RIGHT = RUNS_WHEN_WRONG | {
+    "pinned_window",
+    "remarks_window",
+    "running_summary",
+    "memory",
+    "tight_memory",
+    "greenhouse_memory",
+}
 
 
 def tiered(items, slow):
-    return [pytest.param(a, marks=pytest.mark.integration, id=f"{a.task}: {a.name}") if a.task in slow else
-            pytest.param(a, id=f"{a.task}: {a.name}") for a in items]
+    return [
+        pytest.param(a, marks=pytest.mark.integration, id=f"{a.task}: {a.name}")
+        if a.task in slow
+        else pytest.param(a, id=f"{a.task}: {a.name}")
+        for a in items
+    ]
 
 
 def verdict(check, *answer) -> tuple[bool, str]:
@@ -43,7 +53,11 @@ def resolved(args: tuple) -> tuple:
 
 
 def test_every_task_has_eight_wrong_answers_and_three_right_ones():
-    every = {name[6:] for name in dir(__import__("exercises.checks", fromlist=["x"])) if name.startswith("check_")}
+    every = {
+        name[6:]
+        for name in dir(__import__("exercises.checks", fromlist=["x"]))
+        if name.startswith("check_")
+    }
     assert set(TASKS) == every, sorted(set(TASKS) ^ every)
     for task in TASKS:
         assert sum(w.task == task for w in WRONG) >= 8, task
@@ -52,8 +66,12 @@ def test_every_task_has_eight_wrong_answers_and_three_right_ones():
 
 def test_every_kind_of_mistake_is_in_the_corpus_wherever_it_can_occur():
     assert set(WHERE) == set(KINDS)
-    missing = [(kind, task) for kind, tasks in WHERE.items() for task in tasks
-               if not any(w.task == task and kind in w.kinds for w in WRONG)]
+    missing = [
+        (kind, task)
+        for kind, tasks in WHERE.items()
+        for task in tasks
+        if not any(w.task == task and kind in w.kinds for w in WRONG)
+    ]
     assert not missing, missing
 
 

@@ -19,7 +19,9 @@ from stage.tasks import file_reading_task
 
 
 def point(tokens, dollars, kept=True, reached=True, family="three-zone"):
-    return Point(family, f"{tokens}/{dollars}", tokens, dollars, kept, reached, 20, "answered", "staging", 0)
+    return Point(
+        family, f"{tokens}/{dollars}", tokens, dollars, kept, reached, 20, "answered", "staging", 0
+    )
 
 
 def test_the_worked_example():
@@ -31,15 +33,21 @@ def test_the_worked_example():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 2), st.floats(0, 3), st.booleans(), st.booleans()), max_size=25))
+@given(
+    st.lists(st.tuples(st.floats(0, 2), st.floats(0, 3), st.booleans(), st.booleans()), max_size=25)
+)
 def test_the_frontier_is_exactly_the_unbeaten_runs(raw):
     points = [point(t, d, kept, reached) for t, d, kept, reached in raw]
     front = frontier(points)
     counting = [p for p in points if p.counts]
 
     def beaten(p):
-        return any(q.tokens <= p.tokens and q.dollars <= p.dollars and (q.tokens, q.dollars) != (p.tokens, p.dollars)
-                   for q in counting)
+        return any(
+            q.tokens <= p.tokens
+            and q.dollars <= p.dollars
+            and (q.tokens, q.dollars) != (p.tokens, p.dollars)
+            for q in counting
+        )
 
     assert all(p.counts and not beaten(p) for p in front)
     assert all(beaten(p) for p in counting if not p.on_frontier)
@@ -49,8 +57,12 @@ def test_the_frontier_is_exactly_the_unbeaten_runs(raw):
 
 @pytest.fixture(scope="module")
 def measured():
-    rows = [("full history", "big window", FullHistory()), ("sliding window", "budget 3,000", SlidingWindow(3000)),
-            ("three-zone", "defaults", ThreeZoneCompaction()), ("clear, then compact", "defaults", ClearThenCompact())]
+    rows = [
+        ("full history", "big window", FullHistory()),
+        ("sliding window", "budget 3,000", SlidingWindow(3000)),
+        ("three-zone", "defaults", ThreeZoneCompaction()),
+        ("clear, then compact", "defaults", ClearThenCompact()),
+    ]
     return measure(file_reading_task(rule_at_lap=3), rows, at_lap=15)
 
 
@@ -59,7 +71,7 @@ def test_measured_shares_are_against_full_history(measured):
     assert (full.tokens, full.dollars, full.kept_rule) == (1.0, 1.0, True)
     assert not sliding.kept_rule and sliding.database == "production" and not sliding.on_frontier
     assert three.kept_rule and cheap.kept_rule and 0 < cheap.tokens < 1
-    assert cheap.dollars < three.dollars                 # the cache-aware one is cheaper with caching
+    assert cheap.dollars < three.dollars  # the cache-aware one is cheaper with caching
     assert cheap.on_frontier
 
 
@@ -70,8 +82,14 @@ def test_the_first_row_must_be_full_history():
 
 def test_the_sweep_covers_every_family_and_its_settings():
     families = {family for family, _, _ in sweep()}
-    assert families == {"full history", "sliding window", "three-zone", "running summary", "clear tool results",
-                        "clear, then compact"}
+    assert families == {
+        "full history",
+        "sliding window",
+        "three-zone",
+        "running summary",
+        "clear tool results",
+        "clear, then compact",
+    }
     ctc = [s for f, _, s in sweep() if f == "clear, then compact"]
     assert {s.threshold for s in ctc} >= {0.6, 1.0} and {s.clear_at_least for s in ctc} >= {0, 1500}
     assert all(s.low_water < s.threshold for s in ctc)
@@ -86,8 +104,13 @@ def test_the_picture_marks_the_frontier_and_the_goal(measured):
 
 
 def test_the_report_says_pass_or_fail_from_the_numbers(measured, tmp_path):
-    results = {"at_lap": 15, "workspace": "class workspace", "frontier": [vars(p) for p in frontier(measured)],
-               "points": [vars(p) for p in measured], "goal": cache_frontier.check_goal(measured[-1], 15)}
+    results = {
+        "at_lap": 15,
+        "workspace": "class workspace",
+        "frontier": [vars(p) for p in frontier(measured)],
+        "points": [vars(p) for p in measured],
+        "goal": cache_frontier.check_goal(measured[-1], 15),
+    }
     goal = results["goal"]
     passed = measured[-1].dollars <= 0.60 and measured[-1].tokens <= 0.35 and measured[-1].kept_rule
     assert goal["result"] == ("PASS" if passed else "FAIL")

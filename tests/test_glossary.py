@@ -20,7 +20,10 @@ ROW = re.compile(r"^\| ([^|]+?) \| (\d\d) \|", re.M)
 
 
 def glossary() -> dict[str, int]:
-    return {term.strip(): int(lesson) for term, lesson in ROW.findall(GLOSSARY.read_text(encoding="utf-8"))}
+    return {
+        term.strip(): int(lesson)
+        for term, lesson in ROW.findall(GLOSSARY.read_text(encoding="utf-8"))
+    }
 
 
 def readable(cells) -> str:
@@ -30,7 +33,7 @@ def readable(cells) -> str:
         if "instructor" in tags(cell) or "piece" in tags(cell):
             continue
         if cell.cell_type == "markdown":
-            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", " ", cell.source)          # links name other lessons
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", " ", cell.source)  # links name other lessons
             parts.append(re.sub(r"<details>.*?</details>", " ", text, flags=re.S))
         else:
             parts += re.findall(r"#[^\n]*|\"[^\"\n]*\"|'[^'\n]*'", cell.source)
@@ -44,7 +47,7 @@ def lesson_text(number: int) -> str:
     return readable(read(path).core)
 
 
-NAMES = ("offline desk model", "desk model", "context desk")     # names, not the words they contain
+NAMES = ("offline desk model", "desk model", "context desk")  # names, not the words they contain
 
 
 def uses(text: str, term: str) -> bool:

@@ -25,38 +25,53 @@ NOTIFICATION = "@jupyterlab/apputils-extension:notification"
 WIDGETS = "@jupyter-widgets/jupyterlab-manager:plugin"
 EDITOR = "@jupyterlab/codemirror-extension:plugin"
 SHARE = Path(sys.prefix) / "share" / "jupyter"
-SCHEMAS = {KERNELS: SHARE / "lab" / "schemas", NOTIFICATION: SHARE / "lab" / "schemas",
-           EDITOR: SHARE / "lab" / "schemas",
-           WIDGETS: SHARE / "labextensions" / "@jupyter-widgets" / "jupyterlab-manager" / "schemas"}
+SCHEMAS = {
+    KERNELS: SHARE / "lab" / "schemas",
+    NOTIFICATION: SHARE / "lab" / "schemas",
+    EDITOR: SHARE / "lab" / "schemas",
+    WIDGETS: SHARE / "labextensions" / "@jupyter-widgets" / "jupyterlab-manager" / "schemas",
+}
 
 
 def test_writes_every_file_into_a_fresh_prefix(tmp_path):
     written = lab_settings.write_settings(tmp_path)
-    files = {path.relative_to(tmp_path).as_posix(): json.loads(path.read_text()) for path in written}
+    files = {
+        path.relative_to(tmp_path).as_posix(): json.loads(path.read_text()) for path in written
+    }
     overrides = files["share/jupyter/lab/settings/overrides.json"]
     assert overrides[KERNELS] == {"commsOverSubshells": "disabled"}
     assert overrides[NOTIFICATION] == {"checkForUpdates": False, "fetchNews": "false"}
     assert overrides[WIDGETS] == {"saveState": True}
     assert overrides[EDITOR]["defaultConfig"]["customStyles"]["fontSize"] >= 14
     assert files["etc/jupyter/labconfig/page_config.json"]["disabledExtensions"] == {
-        "@jupyterlab/mathjax3-extension": True}
+        "@jupyterlab/mathjax3-extension": True
+    }
     assert files["etc/jupyter/jupyter_rise_config.json"]["RiseApp"]["labextensions_path"] == []
     assert files["etc/ipython/ipython_kernel_config.json"] == {
-        "IPKernelApp": {"kernel_class": "stage.kernel.LessonKernel"}}
+        "IPKernelApp": {"kernel_class": "stage.kernel.LessonKernel"}
+    }
 
 
 def test_merges_with_existing_settings_and_is_idempotent(tmp_path):
     path = tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({
-        "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-        NOTIFICATION: {"doNotDisturbMode": True, "fetchNews": "true"},
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
+                NOTIFICATION: {"doNotDisturbMode": True, "fetchNews": "true"},
+            }
+        )
+    )
     lab_settings.write_settings(tmp_path)
     lab_settings.write_settings(tmp_path)
     settings = json.loads(path.read_text())
     assert settings["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
-    assert settings[NOTIFICATION] == {"doNotDisturbMode": True, "checkForUpdates": False, "fetchNews": "false"}
+    assert settings[NOTIFICATION] == {
+        "doNotDisturbMode": True,
+        "checkForUpdates": False,
+        "fetchNews": "false",
+    }
     assert settings[KERNELS] == {"commsOverSubshells": "disabled"}
 
 
@@ -88,32 +103,49 @@ def test_rise_reads_its_config_from_this_environment():
     app = rise.RiseApp()
     app.load_config_file()
     if app.labextensions_path:
-        pytest.skip(f"run `{sys.executable} tools/lab_settings.py` (make does): RISE still loads lab extensions")
+        pytest.skip(
+            f"run `{sys.executable} tools/lab_settings.py` (make does): RISE still loads lab extensions"
+        )
     assert app.labextensions_path == [] and app.extra_labextensions_path == []
 
 
 # ---- lessons open unmodified -----------------------------------------------------------------------------
 
-NOTEBOOKS = sorted(p for folder in ("notebooks", "exercises", "slides") for p in (ROOT / folder).rglob("*.ipynb")
-                   if ".ipynb_checkpoints" not in p.parts)
+NOTEBOOKS = sorted(
+    p
+    for folder in ("notebooks", "exercises", "slides")
+    for p in (ROOT / folder).rglob("*.ipynb")
+    if ".ipynb_checkpoints" not in p.parts
+)
 
 
 def test_the_kernel_reports_what_the_lessons_are_saved_with():
     assert LessonKernel.language_info == LANGUAGE_INFO == {"name": "python"}
-    assert "version" not in LessonKernel.language_info, "the version differs from machine to machine"
+    assert "version" not in LessonKernel.language_info, (
+        "the version differs from machine to machine"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_notebook_is_saved_with_the_metadata_jupyterlab_would_set(path):
     """JupyterLab sets a notebook's kernelspec and language_info from the kernel when it starts; a notebook
     that already holds exactly those is not marked modified. The kernelspec is the one installed here."""
-    spec = json.loads((Path(sys.prefix) / "share" / "jupyter" / "kernels" / "python3" / "kernel.json").read_text())
+    spec = json.loads(
+        (Path(sys.prefix) / "share" / "jupyter" / "kernels" / "python3" / "kernel.json").read_text()
+    )
     metadata = nbformat.read(path, as_version=4).metadata
-    assert metadata.get("language_info") == LANGUAGE_INFO, f"language_info should be {LANGUAGE_INFO}"
-    assert metadata.get("kernelspec") == {"name": "python3", "display_name": spec["display_name"],
-                                          "language": spec["language"]}
-    assert "widgets" not in metadata, ("saved widget state (the dashboard's last pictures) is committed: "
-                                       "clear it before committing, as outputs are")
+    assert metadata.get("language_info") == LANGUAGE_INFO, (
+        f"language_info should be {LANGUAGE_INFO}"
+    )
+    assert metadata.get("kernelspec") == {
+        "name": "python3",
+        "display_name": spec["display_name"],
+        "language": spec["language"],
+    }
+    assert "widgets" not in metadata, (
+        "saved widget state (the dashboard's last pictures) is committed: "
+        "clear it before committing, as outputs are"
+    )
 
 
 def test_every_deck_has_the_css_file_rise_asks_for():

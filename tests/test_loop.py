@@ -16,8 +16,8 @@ def test_full_run_answers_with_a_lap_record_per_lap(task, meter):
     run = run_agent(task.request, DeskModel(window=20000, meter=meter), on_lap=laps.append)
     assert run.stopped == "answered"
     assert laps == run.laps and [lap.number for lap in laps] == list(range(1, len(laps) + 1))
-    assert all(a.raw_tokens < b.raw_tokens for a, b in zip(laps, laps[1:]))      # the desk only grows
-    assert all(lap.raw_tokens == lap.assembled_tokens for lap in laps)           # nothing managed
+    assert all(a.raw_tokens < b.raw_tokens for a, b in zip(laps, laps[1:]))  # the desk only grows
+    assert all(lap.raw_tokens == lap.assembled_tokens for lap in laps)  # nothing managed
     assert laps[-1].total_input == sum(lap.billed_input for lap in laps)
     assert laps[0].actions == ["list_files"]
     assert run.database_target == "staging"
@@ -33,7 +33,7 @@ def test_overflow_stops_cleanly_and_keeps_the_history(task, meter):
     run = run_agent(task.request, DeskModel(window=5000, meter=meter), context=FullHistory())
     assert run.stopped == "overflow"
     assert run.laps[-1].kind == "overflow" and "5,000-token window" in run.problem
-    assert len(run.history) == 2 * (len(run.laps) - 1) + 1       # every finished lap is still there
+    assert len(run.history) == 2 * (len(run.laps) - 1) + 1  # every finished lap is still there
 
 
 def test_transcript_is_written_as_it_goes_and_reads_back(task, meter, tmp_path):
@@ -51,9 +51,17 @@ def test_a_malformed_transcript_line_is_named(tmp_path):
 
 
 def test_remarks_arrive_with_the_tool_results(task, meter):
-    run = run_agent(task.request, DeskModel(window=20000, meter=meter), remarks={2: "By the way: hello."}, max_laps=3)
+    run = run_agent(
+        task.request,
+        DeskModel(window=20000, meter=meter),
+        remarks={2: "By the way: hello."},
+        max_laps=3,
+    )
     carried = run.history[4]["content"]
-    assert carried[0]["type"] == "tool_result" and carried[-1] == {"type": "text", "text": "By the way: hello."}
+    assert carried[0]["type"] == "tool_result" and carried[-1] == {
+        "type": "text",
+        "text": "By the way: hello.",
+    }
 
 
 def test_a_model_error_stops_with_its_message(task):
@@ -78,7 +86,11 @@ def test_a_text_reply_ends_the_run(task):
         name, window = "polite", 1000
 
         def reply(self, *a, **k):
-            return Reply([{"type": "text", "text": "All done."}], "end_turn", {"input_tokens": 5, "output_tokens": 2})
+            return Reply(
+                [{"type": "text", "text": "All done."}],
+                "end_turn",
+                {"input_tokens": 5, "output_tokens": 2},
+            )
 
     run = run_agent(task.request, Polite())
     assert run.stopped == "answered" and run.final == "All done." and len(run.laps) == 1

@@ -13,7 +13,14 @@ from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
 from harness.memory import MEMORY_HEADER, imports_in, load_memory, system_prompt
 from harness.notes import memory_costs, recall, write_note
-from harness.promote import MemoryFileError, append_to_memory, normalise, promote, remember_into, standing_constraints
+from harness.promote import (
+    MemoryFileError,
+    append_to_memory,
+    normalise,
+    promote,
+    remember_into,
+    standing_constraints,
+)
 from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
@@ -35,6 +42,7 @@ def only_project(path, meter, **options):
 
 # ---- loading ---------------------------------------------------------------------------------
 
+
 def test_levels_load_in_order_user_project_local(tmp_path, meter):
     user = write(tmp_path / "home/.claude/CLAUDE.md", "- I like short answers.")
     project = write(tmp_path / "repo/CLAUDE.md", "- Tests: pytest tests/.")
@@ -51,8 +59,12 @@ def test_levels_load_in_order_user_project_local(tmp_path, meter):
 
 
 def test_missing_files_are_fine_and_said_once(tmp_path, meter):
-    memory = load_memory(user=tmp_path / "none/CLAUDE.md", project=tmp_path / "CLAUDE.md",
-                         local=tmp_path / "CLAUDE.local.md", meter=meter)
+    memory = load_memory(
+        user=tmp_path / "none/CLAUDE.md",
+        project=tmp_path / "CLAUDE.md",
+        local=tmp_path / "CLAUDE.local.md",
+        meter=meter,
+    )
     assert memory.files == [] and memory.tokens_per_turn == 0
     assert len(memory.messages) == 3 and all("nothing loaded" in m for m in memory.messages)
     assert system_prompt(memory) == SYSTEM_PROMPT
@@ -73,29 +85,37 @@ def test_system_prompt_is_the_agent_prompt_then_memory(tmp_path, meter):
 
 
 def test_imports_are_found_outside_code_only():
-    text = "\n".join([
-        "See @docs/api.md and @../shared/rules.md.",
-        "Inline `@not/this.md` is code; so is ``@nor/this.md``.",
-        "Mail ops@example.com for access.",
-        "```",
-        "@inside/fence.md",
-        "```",
-        "~~~python",
-        "@inside/tilde.md  # ``` does not close a ~~~ fence",
-        "~~~",
-        "Last: @notes.md",
-    ])
+    text = "\n".join(
+        [
+            "See @docs/api.md and @../shared/rules.md.",
+            "Inline `@not/this.md` is code; so is ``@nor/this.md``.",
+            "Mail ops@example.com for access.",
+            "```",
+            "@inside/fence.md",
+            "```",
+            "~~~python",
+            "@inside/tilde.md  # ``` does not close a ~~~ fence",
+            "~~~",
+            "Last: @notes.md",
+        ]
+    )
     assert imports_in(text) == ["docs/api.md", "../shared/rules.md", "notes.md"]
 
 
 def test_imports_are_relative_to_the_importing_file_and_nested(tmp_path, meter):
     project = write(tmp_path / "CLAUDE.md", "- Overview: @docs/overview.md")
-    write(tmp_path / "docs/overview.md", "Details in @api/endpoints.md")   # relative to docs/
+    write(tmp_path / "docs/overview.md", "Details in @api/endpoints.md")  # relative to docs/
     write(tmp_path / "docs/api/endpoints.md", "GET /invoices")
-    write(tmp_path / "api/endpoints.md", "the wrong file: relative to the project, not the importer")
+    write(
+        tmp_path / "api/endpoints.md", "the wrong file: relative to the project, not the importer"
+    )
     memory = only_project(project, meter)
     docs = tmp_path / "docs"
-    assert [f.path for f in memory.files] == [project, docs / "overview.md", docs / "api/endpoints.md"]
+    assert [f.path for f in memory.files] == [
+        project,
+        docs / "overview.md",
+        docs / "api/endpoints.md",
+    ]
     assert [f.level for f in memory.files] == ["project", "import", "import"]
     assert memory.files[2].imported_by == tmp_path / "docs/overview.md"
     assert "wrong file" not in memory.text and memory.messages == []
@@ -130,7 +150,9 @@ def test_an_import_cycle_is_refused_once(tmp_path, meter):
 def test_an_import_outside_the_roots_is_refused(tmp_path, meter, target):
     write(tmp_path / "outside.md", "SECRET")
     project = write(tmp_path / "repo/CLAUDE.md", f"@{target}")
-    (tmp_path / "repo/link.md").symlink_to(tmp_path / "outside.md")     # a link is judged by where it leads
+    (tmp_path / "repo/link.md").symlink_to(
+        tmp_path / "outside.md"
+    )  # a link is judged by where it leads
     memory = only_project(project, meter)
     assert [f.path for f in memory.files] == [project] and "SECRET" not in memory.text
     assert any("outside the memory folders" in m for m in memory.messages)
@@ -139,7 +161,9 @@ def test_an_import_outside_the_roots_is_refused(tmp_path, meter, target):
 def test_extra_roots_allow_a_shared_folder(tmp_path, meter):
     write(tmp_path / "shared/style.md", "- Use British spelling.")
     project = write(tmp_path / "repo/CLAUDE.md", "@../shared/style.md")
-    memory = load_memory(user=None, project=project, local=None, roots=[tmp_path / "shared"], meter=meter)
+    memory = load_memory(
+        user=None, project=project, local=None, roots=[tmp_path / "shared"], meter=meter
+    )
     assert "British" in memory.text
 
 
@@ -148,7 +172,9 @@ def test_bad_files_are_skipped_with_a_message_and_the_session_starts(tmp_path, m
     user.write_bytes(b"- caf\xe9 in latin-1\n")
     project = write(tmp_path / "CLAUDE.md", "- Good line. @missing.md @folder")
     (tmp_path / "folder").mkdir()
-    memory = load_memory(user=user, project=project, local=tmp_path / "CLAUDE.local.md", meter=meter)
+    memory = load_memory(
+        user=user, project=project, local=tmp_path / "CLAUDE.local.md", meter=meter
+    )
     assert [f.path for f in memory.files] == [project]
     said = " ".join(memory.messages)
     assert "not UTF-8" in said and "0xe9" in said and "@missing.md" in said and "@folder" in said
@@ -158,7 +184,7 @@ def test_bad_files_are_skipped_with_a_message_and_the_session_starts(tmp_path, m
 
 
 def test_an_enormous_file_is_cut_with_a_warning(tmp_path, meter):
-    project = write(tmp_path / "CLAUDE.md", "é" * 50_000)          # two bytes a character
+    project = write(tmp_path / "CLAUDE.md", "é" * 50_000)  # two bytes a character
     memory = only_project(project, meter, max_chars=20_000, budget=10**9)
     assert len(memory.files[0].text) == 20_000
     assert any("larger than 20,000 characters" in m for m in memory.messages)
@@ -198,8 +224,10 @@ Files read: app/auth.py"""
 
 
 def test_standing_constraints_are_read_off_a_summary():
-    assert standing_constraints(SUMMARY) == ["Never touch production: run database changes on staging only.",
-                                             "Do not edit app/billing.py."]
+    assert standing_constraints(SUMMARY) == [
+        "Never touch production: run database changes on staging only.",
+        "Do not edit app/billing.py.",
+    ]
     bold_inline = "**Standing constraints:** Always use staging.\nFacts: x"
     assert standing_constraints(bold_inline) == ["Always use staging."]
     assert standing_constraints("Standing constraints: (none)\nGoal: x") == []
@@ -241,13 +269,18 @@ def test_a_failed_write_leaves_the_original_intact(tmp_path, monkeypatch):
     with pytest.raises(MemoryFileError, match="No space left"):
         promote(SUMMARY, notebook)
     assert notebook.read_text(encoding="utf-8") == "- Tests: pytest tests/.\n"
-    assert os.listdir(tmp_path) == ["CLAUDE.md"]                    # no temporary file left behind
+    assert os.listdir(tmp_path) == ["CLAUDE.md"]  # no temporary file left behind
 
 
 def test_remember_tool_writes_through_the_callback(tmp_path):
     notebook = tmp_path / "CLAUDE.md"
     tools = Toolbox(remember=remember_into(notebook))
-    call = {"type": "tool_use", "id": "t1", "name": "remember", "input": {"fact": "Use staging.\nAlways."}}
+    call = {
+        "type": "tool_use",
+        "id": "t1",
+        "name": "remember",
+        "input": {"fact": "Use staging.\nAlways."},
+    }
     assert tools.run(call)["content"] == "Saved to CLAUDE.md: Use staging. Always."
     assert tools.run({**call, "id": "t2"})["content"].startswith("Already in CLAUDE.md")
     assert notebook.read_text(encoding="utf-8") == "- Use staging. Always.\n"
@@ -265,6 +298,7 @@ def test_append_keeps_a_missing_final_newline_apart(tmp_path):
 
 # ---- two sessions ------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def rows():
     return {r["session"]: r for r in two_sessions(window=20000, meter=Meter())}
@@ -280,21 +314,23 @@ def test_session_one_promotes_the_rule_through_the_remember_tool(tmp_path, meter
 def test_without_memory_session_two_repeats_the_discovery_and_aims_at_production(rows):
     blank, first = rows["2: no memory"], rows["1: the task, rule in request"]
     assert blank["database"] == "production"
-    assert blank["files read"] == first["files read"]         # the same discovery work, all over again
+    assert blank["files read"] == first["files read"]  # the same discovery work, all over again
     assert blank["memory tokens/turn"] == 0
 
 
 def test_promoted_memory_carries_the_rule_into_session_two(rows):
     promoted = rows["2: promoted in session 1"]
     assert promoted["database"] == "staging"
-    assert promoted["memory tokens/session"] == promoted["memory tokens/turn"] * promoted["laps"] > 0
+    assert (
+        promoted["memory tokens/session"] == promoted["memory tokens/turn"] * promoted["laps"] > 0
+    )
 
 
 def test_a_short_claude_md_starts_session_two_knowing_the_project(rows):
     blank, written = rows["2: no memory"], rows["2: workspace CLAUDE.md"]
     assert written["database"] == "staging"
     assert written["files read"] < blank["files read"] and written["laps"] < blank["laps"]
-    assert written["memory tokens/turn"] <= 200                  # the four lines fit the budget
+    assert written["memory tokens/turn"] <= 200  # the four lines fit the budget
 
 
 def test_a_different_rule_wording_works_the_same_way(tmp_path, meter):
@@ -307,8 +343,12 @@ def test_a_different_rule_wording_works_the_same_way(tmp_path, meter):
 def test_promotion_out_of_a_real_compaction_summary(tmp_path, meter):
     """The rule arrives mid-task, compaction summarizes it, promotion saves it, session two obeys it."""
     task = file_reading_task(rule_at_lap=3)
-    first = run_agent(task.request, DeskModel(window=5000, meter=meter), context=ThreeZoneCompaction(),
-                      remarks=task.remarks)
+    first = run_agent(
+        task.request,
+        DeskModel(window=5000, meter=meter),
+        context=ThreeZoneCompaction(),
+        remarks=task.remarks,
+    )
     summaries = [lap.summary for lap in first.laps if lap.summary]
     assert summaries, "the small window should have forced a compaction"
     notebook = tmp_path / "CLAUDE.md"
@@ -319,9 +359,12 @@ def test_promotion_out_of_a_real_compaction_summary(tmp_path, meter):
 
 # ---- recalled notes ----------------------------------------------------------------------------
 
+
 def test_recall_pulls_only_the_relevant_notes(tmp_path, meter):
     notes = tmp_path / "notes"
-    write_note(notes, "Email login bug", "app/auth.py:40 compares email addresses case-sensitively.")
+    write_note(
+        notes, "Email login bug", "app/auth.py:40 compares email addresses case-sensitively."
+    )
     write_note(notes, "Tax rounding", "Tax is rounded per line, so long invoices drift by a cent.")
     write_note(notes, "Export off by one", "The export skips its first row.")
     (notes / "broken.md").write_bytes(b"\xff email")
@@ -340,7 +383,9 @@ def test_notes_jotted_in_session_one_are_recalled_for_session_two(tmp_path, mete
     run, _ = session_one(tmp_path / "CLAUDE.md", meter=meter)
     assert jot_notes(run, tmp_path / "notes") >= 3
     names = [n.path.name for n in recall(tmp_path / "notes", GOAL, k=2)]
-    assert any(name.startswith("cause") for name in names) and any(name.startswith("fix") for name in names)
+    assert any(name.startswith("cause") for name in names) and any(
+        name.startswith("fix") for name in names
+    )
 
 
 def test_the_workspace_claude_md_stays_within_budget(meter):

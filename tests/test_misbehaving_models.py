@@ -5,7 +5,6 @@ test per kind checks that the misbehaviour really happened (a model that quietly
 every other test of it worthless).
 """
 
-
 import pytest
 
 from harness.compaction import ThreeZoneCompaction
@@ -19,13 +18,18 @@ from stage.offline import DeskModel
 from stage.tasks import file_reading_task
 
 CLEAN = {"answered", "overflow", "compaction_failed", "max_laps"}
-STRATEGIES = list(harness_strategies.STRATEGIES.values())     # the one table
+STRATEGIES = list(harness_strategies.STRATEGIES.values())  # the one table
 
 
 def go(kind, strategy=ThreeZoneCompaction, rule_at_lap=None, window=5000, **options):
     task = file_reading_task(rule_at_lap=rule_at_lap)
-    return run_agent(task.request, KINDS[kind](window=window, **options), context=strategy(),
-                     remarks=task.remarks, max_laps=40)
+    return run_agent(
+        task.request,
+        KINDS[kind](window=window, **options),
+        context=strategy(),
+        remarks=task.remarks,
+        max_laps=40,
+    )
 
 
 @pytest.mark.parametrize("rule_at_lap", [None, 3])
@@ -49,7 +53,7 @@ def test_never_stops_never_answers():
 def test_bad_calls_are_all_answered_with_errors():
     run = go("bad-calls", RunningSummary)
     errors = [r for m in run.history for r in tool_results(m) if r.get("is_error")]
-    assert len(errors) >= len(BAD_CALLS)                       # it got through the whole list at least once
+    assert len(errors) >= len(BAD_CALLS)  # it got through the whole list at least once
     assert all(r["content"].startswith("Error: ") for r in errors)
     assert all(isinstance(e["statement"], str) for e in run.toolbox.sql_log)
 
@@ -57,7 +61,9 @@ def test_bad_calls_are_all_answered_with_errors():
 @pytest.mark.parametrize("strategy", [ThreeZoneCompaction, RunningSummary])
 def test_an_empty_summary_is_refused_and_the_run_stops_after_three(strategy):
     run = go("empty-summary", strategy)
-    assert [lap.kind for lap in run.laps].count("summary_failed") == 3 and run.stopped == "compaction_failed"
+    assert [lap.kind for lap in run.laps].count(
+        "summary_failed"
+    ) == 3 and run.stopped == "compaction_failed"
 
 
 def test_an_oversized_summary_is_longer_than_the_desk():
@@ -68,14 +74,16 @@ def test_an_oversized_summary_is_longer_than_the_desk():
 
 
 def test_ignores_the_rule_goes_to_production_with_the_rule_in_view():
-    desk = run_agent(file_reading_task().request, DeskModel(window=5000), context=ThreeZoneCompaction())
-    assert desk.database_target == "staging"                   # the desk model, seeing the rule, keeps it
+    desk = run_agent(
+        file_reading_task().request, DeskModel(window=5000), context=ThreeZoneCompaction()
+    )
+    assert desk.database_target == "staging"  # the desk model, seeing the rule, keeps it
     assert go("ignores-the-rule", ThreeZoneCompaction).database_target == "production"
 
 
 def test_obeys_unseen_goes_to_staging_with_the_rule_gone():
     desk = run_agent(file_reading_task().request, DeskModel(window=5000), context=SlidingWindow())
-    assert desk.database_target == "production"                # the rule fell off the desk
+    assert desk.database_target == "production"  # the rule fell off the desk
     assert go("obeys-unseen", SlidingWindow).database_target == "staging"
 
 

@@ -18,11 +18,17 @@ from benchmarks.notebook_matrix import cells, run_cell
 from stage.misbehaving import KINDS, PREFIX
 from stage.notebook_matrix import DESK, NOTEBOOKS, summary
 
-pytestmark = pytest.mark.integration      # notebooks through the SDK
+pytestmark = pytest.mark.integration  # notebooks through the SDK
 
 LESSONS = {p.stem[:2]: p for p in NOTEBOOKS if p.parent.name == "notebooks"}
-FAST = [(DESK, "01"), (DESK, "06"), ("answers-at-once", "03"), ("empty-summary", "04"),
-        ("oversized-summary", "05"), ("random", "02")]
+FAST = [
+    (DESK, "01"),
+    (DESK, "06"),
+    ("answers-at-once", "03"),
+    ("empty-summary", "04"),
+    ("oversized-summary", "05"),
+    ("random", "02"),
+]
 PAIRS = [(LESSONS[number], name if name == DESK else PREFIX + name) for name, number in FAST]
 
 
@@ -36,10 +42,14 @@ def runs():
 def test_the_fast_part_meets_every_lesson_that_calls_the_model():
     assert {m for _, m in PAIRS} <= {DESK} | {PREFIX + kind for kind in KINDS}
     assert {p.stem[:2] for p, _ in PAIRS} >= {"01", "02", "03", "04", "05", "06"}
-    assert set(PAIRS) <= {(p, m) for p, m in cells()}          # a part of the full matrix, not something else
+    assert set(PAIRS) <= {
+        (p, m) for p, m in cells()
+    }  # a part of the full matrix, not something else
 
 
-@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0].stem[:2]}-{p[1].removeprefix(PREFIX)}")
+@pytest.mark.parametrize(
+    "pair", PAIRS, ids=lambda p: f"{p[0].stem[:2]}-{p[1].removeprefix(PREFIX)}"
+)
 def test_the_notebook_runs_to_its_end_through_the_sdk(runs, pair):
     run = runs[pair]
     assert run.clean, "\n".join(run.errors)
@@ -52,5 +62,9 @@ def test_the_count_tokens_column_goes_through_the_sdk(runs):
 
 def test_print_the_count(runs, capsys):
     with capsys.disabled():
-        print("\n" + summary(list(runs.values())) + " (the fast part; `make bench` runs the whole matrix)")
+        print(
+            "\n"
+            + summary(list(runs.values()))
+            + " (the fast part; `make bench` runs the whole matrix)"
+        )
     assert len(runs) == len(PAIRS)

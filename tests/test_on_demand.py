@@ -43,7 +43,7 @@ def test_compacts_at_the_chosen_lap_whatever_the_size(meter):
     run, prompts = go(meter, {19: "database decisions"})
     assert [lap.number for lap in run.laps if lap.kind == "compact"] == [19]
     limit = int((20000 - 512) * 0.75)
-    assert run.laps[17].assembled_tokens < limit / 1.3          # nowhere near the threshold
+    assert run.laps[17].assembled_tokens < limit / 1.3  # nowhere near the threshold
     assert run.laps[18].event.endswith("(on demand: focus on database decisions)")
     assert run.laps[18].assembled_tokens < run.laps[17].assembled_tokens / 3
     assert len(prompts) == 1 and "Focus on database decisions first." in prompts[0]
@@ -53,11 +53,11 @@ def test_compacts_at_the_chosen_lap_whatever_the_size(meter):
 def test_the_focus_puts_its_facts_first(meter):
     focused = summary_at(go(meter, {19: "database decisions"})[0], 19)
     plain = summary_at(go(meter, {19: ""})[0], 19)
-    assert "Focus on" not in "".join(go(meter, {19: ""})[1])        # no focus, no focus line
-    for text in (focused, plain):                                     # a roomy limit: every fact is there
+    assert "Focus on" not in "".join(go(meter, {19: ""})[1])  # no focus, no focus line
+    for text in (focused, plain):  # a roomy limit: every fact is there
         assert FIX in text and "app/auth.py:40" in text and "app/db.py:25" in text
     assert focused.index(FIX) < focused.index("app/db.py:25") < focused.index("app/auth.py:40")
-    assert plain.index("app/auth.py:40") < plain.index(FIX)          # without a focus, the cause leads
+    assert plain.index("app/auth.py:40") < plain.index(FIX)  # without a focus, the cause leads
 
 
 def test_under_a_tight_limit_the_focused_facts_survive(meter):
@@ -66,8 +66,8 @@ def test_under_a_tight_limit_the_focused_facts_survive(meter):
     focused, plain = summary_at(focused_run, 19), summary_at(plain_run, 19)
     assert len(focused.split()) <= 45 and len(plain.split()) <= 45
     assert FIX in focused and "never touch production" in focused
-    assert "app/auth.py:40" not in focused and "app/tax.py" not in focused     # the others were cut
-    assert FIX not in plain                                                     # the plain summary kept the goal
+    assert "app/auth.py:40" not in focused and "app/tax.py" not in focused  # the others were cut
+    assert FIX not in plain  # the plain summary kept the goal
     # What the agent does next comes from what the summary kept: with the fix in view it gets there sooner.
     assert focused_run.database_target == plain_run.database_target == "staging"
     assert len(focused_run.laps) < len(plain_run.laps)
@@ -96,9 +96,13 @@ def test_focus_matching_uses_words_and_their_kin():
 
 
 def test_a_hand_written_transcript_with_a_focus():
-    notes = ("Task: find the slow page\nNoticed: app/tax.py:29 — TODO: rounding drifts\n"
-             "Cause: app/views.py:8 — BUG: page is slow\nNoticed: app/db.py:3 — NOTE: no index on the table")
-    transcript = render([user("Find why the page is slow."), assistant([{"type": "text", "text": notes}])])
+    notes = (
+        "Task: find the slow page\nNoticed: app/tax.py:29 — TODO: rounding drifts\n"
+        "Cause: app/views.py:8 — BUG: page is slow\nNoticed: app/db.py:3 — NOTE: no index on the table"
+    )
+    transcript = render(
+        [user("Find why the page is slow."), assistant([{"type": "text", "text": notes}])]
+    )
     ask = compaction_prompt("", max_words=30, focus="the database").split("<transcript>")[0]
     text = write_summary(ask, transcript)
     assert "app/db.py:3" in text and "app/tax.py:29" not in text

@@ -1,6 +1,5 @@
 """The outcome sentences say what the run did -- checked against runs that did different things."""
 
-
 import pytest
 
 from harness.compaction import ThreeZoneCompaction
@@ -15,7 +14,9 @@ from stage.tasks import file_reading_task
 
 def go(model, strategy, rule_at_lap=None, max_laps=60):
     task = file_reading_task(rule_at_lap=rule_at_lap)
-    return task, run_agent(task.request, model, context=strategy, remarks=task.remarks, max_laps=max_laps)
+    return task, run_agent(
+        task.request, model, context=strategy, remarks=task.remarks, max_laps=max_laps
+    )
 
 
 def test_each_ending_gets_its_own_sentence():
@@ -25,9 +26,13 @@ def test_each_ending_gets_its_own_sentence():
     _, failing = go(KINDS["empty-summary"](), ThreeZoneCompaction())
     assert how_it_ended(wall).startswith(f"It hit the wall at lap {len(wall.laps)}")
     assert how_it_ended(at_once) == "It answered at lap 1 without calling a single tool."
-    assert how_it_ended(endless).startswith("It was still working") and "12 laps" in how_it_ended(endless)
-    assert how_it_ended(failing) == (f"It stopped at lap {len(failing.laps)}: the summary call failed 3 times "
-                                     "in a row (the summary came back empty).")
+    assert how_it_ended(endless).startswith("It was still working") and "12 laps" in how_it_ended(
+        endless
+    )
+    assert how_it_ended(failing) == (
+        f"It stopped at lap {len(failing.laps)}: the summary call failed 3 times "
+        "in a row (the summary came back empty)."
+    )
 
 
 @pytest.mark.parametrize("kind", ["ignores-the-rule", "obeys-unseen", None])
@@ -41,7 +46,9 @@ def test_where_the_fix_went_matches_the_sql_log_and_the_desk(kind, strategy):
         return
     target = run.toolbox.sql_log[-1]["target"]
     assert said.startswith(f"The fix went to {target}")
-    lap = next(lap for lap in reversed(run.laps) if any(a.startswith("run_sql") for a in lap.actions))
+    lap = next(
+        lap for lap in reversed(run.laps) if any(a.startswith("run_sql") for a in lap.actions)
+    )
     assert ("the rule was on that lap's desk" in said) == bool(where_on_desk(lap, task.rule))
 
 
@@ -50,6 +57,8 @@ def test_what_became_of_the_rule():
     assert what_became_of(task.rule, kept) == "The rule was on every desk sent."
     task, slid = go(DeskModel(window=5000), SlidingWindow())
     gone = next(lap.number for lap in slid.laps if not where_on_desk(lap, task.rule))
-    assert what_became_of(task.rule, slid).startswith(f"The rule was on the desk from lap 1; it left at lap {gone}")
+    assert what_became_of(task.rule, slid).startswith(
+        f"The rule was on the desk from lap 1; it left at lap {gone}"
+    )
     late, said_late = go(DeskModel(window=20_000), FullHistory(), rule_at_lap=3)
     assert what_became_of(late.rule, said_late) == "The rule was on the desk from lap 4 to the end."

@@ -12,11 +12,16 @@ from hypothesis import strategies as st
 
 from stage import palette
 
-WORD_COLOURS = {"ink": palette.INK, "muted": palette.MUTED, "wall": palette.WALL, "good": palette.GOOD,
-                **{f"zone {name}": zone.colour for name, zone in palette.ZONES.items()},
-                "memory": palette.MEMORY.colour,
-                **{f"event {kind}": colour for kind, (_, colour, _) in palette.EVENTS.items()},
-                **{f"series {i}": series.colour for i, series in enumerate(palette.SERIES)}}
+WORD_COLOURS = {
+    "ink": palette.INK,
+    "muted": palette.MUTED,
+    "wall": palette.WALL,
+    "good": palette.GOOD,
+    **{f"zone {name}": zone.colour for name, zone in palette.ZONES.items()},
+    "memory": palette.MEMORY.colour,
+    **{f"event {kind}": colour for kind, (_, colour, _) in palette.EVENTS.items()},
+    **{f"series {i}": series.colour for i, series in enumerate(palette.SERIES)},
+}
 GRAPHIC_COLOURS = {"system + tools": palette.FIXED.colour}
 
 
@@ -32,7 +37,9 @@ def test_the_worked_examples_of_wcag_contrast():
 @pytest.mark.parametrize("vision", [None, "greyscale", "deuteranopia"])
 def test_word_colours_keep_four_and_a_half_to_one(name, vision):
     colour = WORD_COLOURS[name] if vision is None else palette.simulate(WORD_COLOURS[name], vision)
-    assert palette.contrast(colour) >= 4.5, f"{name} {colour}: {palette.contrast(colour):.2f}:1 ({vision or 'colour'})"
+    assert palette.contrast(colour) >= 4.5, (
+        f"{name} {colour}: {palette.contrast(colour):.2f}:1 ({vision or 'colour'})"
+    )
 
 
 @pytest.mark.parametrize("vision", [None, "greyscale", "deuteranopia"])
@@ -52,7 +59,9 @@ def test_no_two_zones_look_alike_without_colour():
     hatches = [zone.hatch for zone in [*palette.ZONES.values(), palette.FIXED, palette.MEMORY]]
     assert len(set(hatches)) == len(hatches), "each zone has its own hatch"
     looks = [(series.marker, str(series.linestyle)) for series in palette.SERIES]
-    assert len(set(s.marker for s in palette.SERIES)) == len(looks) and len(set(looks)) == len(looks)
+    assert len(set(s.marker for s in palette.SERIES)) == len(looks) and len(set(looks)) == len(
+        looks
+    )
     assert len({marker for marker, _, _ in palette.EVENTS.values()}) == len(palette.EVENTS)
 
 
@@ -62,7 +71,10 @@ def test_the_simulations_on_known_colours():
     for grey in ("#000000", "#777777", "#FFFFFF"):
         assert palette.simulate(grey, "greyscale") == grey
         assert palette.simulate(grey, "deuteranopia") == grey
-    red, green = palette.simulate("#FF0000", "deuteranopia"), palette.simulate("#00FF00", "deuteranopia")
+    red, green = (
+        palette.simulate("#FF0000", "deuteranopia"),
+        palette.simulate("#00FF00", "deuteranopia"),
+    )
     r, g, b = palette.rgb(red)
     assert b < 0.1 and abs(r - g) < 0.15, red
     assert palette.contrast(red, green) < 3, "red and green, the pair deuteranopia merges"
@@ -79,11 +91,15 @@ def test_greyscale_keeps_luminance_and_contrast(channels):
 
 
 def test_verdicts_carry_a_symbol_a_word_and_a_colour():
-    assert palette.verdict_line(True, "the window slides", colour=False) == "✔ PASS: the window slides"
+    assert (
+        palette.verdict_line(True, "the window slides", colour=False) == "✔ PASS: the window slides"
+    )
     assert palette.verdict_line(False, "x", colour=False) == "✘ FAIL: x"
     assert palette.verdict_line(None, "x", colour=False) == "○ Not done yet: x"
     coloured = palette.verdict_line(False, "the rule fell off")
-    assert coloured.startswith("\x1b[1;38;2;192;0;0m✘ FAIL\x1b[0m: ") and coloured.endswith("the rule fell off")
+    assert coloured.startswith("\x1b[1;38;2;192;0;0m✘ FAIL\x1b[0m: ") and coloured.endswith(
+        "the rule fell off"
+    )
     shown = palette.verdict_bundle(True, "a <b> & c")
     assert shown["text/plain"] == "✔ PASS: a <b> & c"
     assert "font-size:16px" in shown["text/html"] and palette.GOOD in shown["text/html"]

@@ -11,7 +11,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from random_workspace import DOMAINS, RULES, check_workspace, content_words, make_workspace, workspace_size
+from random_workspace import (
+    DOMAINS,
+    RULES,
+    check_workspace,
+    content_words,
+    make_workspace,
+    workspace_size,
+)
 
 from harness.tools import Toolbox
 
@@ -29,7 +36,9 @@ def made(tmp_path_factory):
 def test_every_workspace_keeps_the_conventions(made):
     broken = {seed: check_workspace(root, spec) for seed, (root, spec) in made.items()}
     broken = {seed: problems for seed, problems in broken.items() if problems}
-    assert not broken, f"{len(broken)} seeds break the conventions, e.g. {next(iter(broken.items()))}"
+    assert not broken, (
+        f"{len(broken)} seeds break the conventions, e.g. {next(iter(broken.items()))}"
+    )
 
 
 def test_every_workspace_is_small(made):
@@ -40,8 +49,18 @@ def test_every_workspace_is_small(made):
 
 
 def test_the_spec_has_the_task_keys_and_the_hidden_file_matches_it(made):
-    keys = {"request", "rule", "cause", "fix", "statement", "fact", "correction", "corrected_statement",
-            "fix_kind", "targets"}
+    keys = {
+        "request",
+        "rule",
+        "cause",
+        "fix",
+        "statement",
+        "fact",
+        "correction",
+        "corrected_statement",
+        "fix_kind",
+        "targets",
+    }
     for seed in list(SEEDS)[:20]:
         root, spec = made[seed]
         assert set(spec) == keys
@@ -71,18 +90,25 @@ def test_a_seed_always_gives_the_same_workspace(tmp_path):
 
 def test_the_seeds_cover_the_promised_variety(made):
     specs = [spec for _, spec in made.values()]
-    assert len({s["fact"] for s in specs}) >= 8                                  # domains
-    assert Counter(s["fix_kind"] for s in specs).keys() == {"pending_migration", "docs_script", "none"}
+    assert len({s["fact"] for s in specs}) >= 8  # domains
+    assert Counter(s["fix_kind"] for s in specs).keys() == {
+        "pending_migration",
+        "docs_script",
+        "none",
+    }
     assert {s["cause"].rsplit(":")[0].rsplit(".")[-1] for s in specs} == {"py", "js", "go", "rb"}
-    assert len({s["cause"].split("/")[0] for s in specs}) >= 6                   # top folders
+    assert len({s["cause"].split("/")[0] for s in specs}) >= 6  # top folders
     assert len({s["rule"] for s in specs}) >= 40 and len(RULES) >= 20
-    markers = {re.search(r"(FIXME|BUG|XXX|HACK|TODO)", _line(root, s["cause"])).group(1) for root, s in made.values()}
+    markers = {
+        re.search(r"(FIXME|BUG|XXX|HACK|TODO)", _line(root, s["cause"])).group(1)
+        for root, s in made.values()
+    }
     assert markers == {"FIXME", "BUG", "XXX", "HACK", "TODO"}
     schemes = {_scheme(s["fix"]) for s in specs if s["fix_kind"] == "pending_migration"}
     assert schemes == {"NNN_", "V__", "YYYY_MM_DD_", "patches/"}
     rule_aliases = " ".join(s["rule"].lower() for s in specs)
     assert all(a in rule_aliases for a in ("prod ", "production", "live", "staging", "stage "))
-    assert len({int(s["cause"].rsplit(":")[1]) for s in specs}) >= 15            # line positions
+    assert len({int(s["cause"].rsplit(":")[1]) for s in specs}) >= 15  # line positions
     assert len(DOMAINS) >= 8
 
 
@@ -94,6 +120,7 @@ def test_other_targets_are_used_in_the_rule(tmp_path):
 
 
 # ---- the checker notices broken workspaces ---------------------------------------------------------
+
 
 def _find(made, kind):
     return next((root, spec) for root, spec in made.values() if spec["fix_kind"] == kind)
@@ -119,15 +146,23 @@ def test_the_checker_notices_an_unrelated_marker_that_shares_words(made):
 
 def test_the_checker_notices_rule_words_in_the_request(made):
     root, spec = made[2]
-    assert any("rule words" in p for p in check_workspace(root, {**spec, "request": spec["request"] + " Staging."}))
+    assert any(
+        "rule words" in p
+        for p in check_workspace(root, {**spec, "request": spec["request"] + " Staging."})
+    )
 
 
 def test_the_checker_notices_a_pending_file_that_does_not_say_so(made):
     root, spec = _find(made, "pending_migration")
     fix = root / spec["fix"]
     original = fix.read_text(encoding="utf-8")
-    cleaned = "\n".join(line for line in original.splitlines()
-                        if not any(w in line.lower() for w in ("pending", "not applied", "not yet", "not run", "unapplied")))
+    cleaned = "\n".join(
+        line
+        for line in original.splitlines()
+        if not any(
+            w in line.lower() for w in ("pending", "not applied", "not yet", "not run", "unapplied")
+        )
+    )
     fix.write_text(cleaned + "\n", encoding="utf-8")
     try:
         assert any("does not say it is pending" in p for p in check_workspace(root, spec))
@@ -137,19 +172,32 @@ def test_the_checker_notices_a_pending_file_that_does_not_say_so(made):
 
 def test_the_checker_notices_a_missing_statement_and_a_wrong_correction(made):
     root, spec = _find(made, "none")
-    assert any("backticks" in p for p in check_workspace(root, {**spec, "statement": "DELETE FROM nowhere;"}))
+    assert any(
+        "backticks" in p
+        for p in check_workspace(root, {**spec, "statement": "DELETE FROM nowhere;"})
+    )
     root, spec = _find(made, "docs_script")
-    assert any("is missing" in p for p in check_workspace(root, {**spec, "fix": "scripts/absent.sql"}))
-    assert any("corrected_statement" in p for p in check_workspace(root, {**spec, "corrected_statement": "x;"}))
+    assert any(
+        "is missing" in p for p in check_workspace(root, {**spec, "fix": "scripts/absent.sql"})
+    )
+    assert any(
+        "corrected_statement" in p
+        for p in check_workspace(root, {**spec, "corrected_statement": "x;"})
+    )
 
 
 # ---- the hand-made workspaces ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("folder", ["workspaces/ledgerly", "workspaces/greenhouse", "workspaces/library"])
+
+@pytest.mark.parametrize(
+    "folder", ["workspaces/ledgerly", "workspaces/greenhouse", "workspaces/library"]
+)
 def test_the_hand_made_workspaces_keep_the_same_conventions(folder):
     root = REPO / folder
     spec = tomllib.loads((root / ".task.toml").read_text(encoding="utf-8"))
-    assert {"request", "rule", "cause", "fix", "fact", "correction", "corrected_statement"} <= set(spec)
+    assert {"request", "rule", "cause", "fix", "fact", "correction", "corrected_statement"} <= set(
+        spec
+    )
     assert check_workspace(root, spec) == []
     assert ".task.toml" not in Toolbox(root)._tool_list_files()
     if folder != "workspaces/ledgerly":
@@ -159,6 +207,7 @@ def test_the_hand_made_workspaces_keep_the_same_conventions(folder):
 
 def test_ledgerly_task_file_matches_the_lesson_task():
     from stage.tasks import GOAL, RULE
+
     spec = tomllib.loads((REPO / "workspaces/ledgerly/.task.toml").read_text(encoding="utf-8"))
     assert spec["request"] == GOAL and spec["rule"] == RULE
 

@@ -41,14 +41,24 @@ from stage.tasks import file_reading_task
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "readable"
 VISIONS = ("greyscale", "deuteranopia")
-ZONE_WORDS = {"fixed": palette.FIXED.words} | {zone: look.words for zone, look in palette.ZONES.items()}
+ZONE_WORDS = {"fixed": palette.FIXED.words} | {
+    zone: look.words for zone, look in palette.ZONES.items()
+}
 
 
 # ---- finding the series in a drawn figure -------------------------------------------------------------------
 
+
 class Series:
     def __init__(self, ax, kind: str, name: str, look: tuple, artist, colour: str):
-        self.ax, self.kind, self.name, self.look, self.artist, self.colour = ax, kind, name, look, artist, colour
+        self.ax, self.kind, self.name, self.look, self.artist, self.colour = (
+            ax,
+            kind,
+            name,
+            look,
+            artist,
+            colour,
+        )
 
     def __repr__(self):
         return f"{self.kind} {self.name!r} {self.look}"
@@ -67,25 +77,55 @@ def series_of(ax) -> list[Series]:
             continue
         xs, ys = line.get_xdata(), line.get_ydata()
         if len(xs) and (min(xs) > x1 or max(xs) < x0 or min(ys) > y1 or max(ys) < y0):
-            continue                                  # scrolled out of view (a slide zooms in on the desk)
-        dashes = getattr(line, "_unscaled_dash_pattern", None) or line.get_linestyle()   # the dash pattern
-        marker = line.get_marker() if line.get_marker() not in (None, "None", "none", "", " ") else None
-        found.append(Series(ax, "line", line.get_label(), (str(dashes), marker), line, _hex(line.get_color())))
+            continue  # scrolled out of view (a slide zooms in on the desk)
+        dashes = (
+            getattr(line, "_unscaled_dash_pattern", None) or line.get_linestyle()
+        )  # the dash pattern
+        marker = (
+            line.get_marker() if line.get_marker() not in (None, "None", "none", "", " ") else None
+        )
+        found.append(
+            Series(
+                ax, "line", line.get_label(), (str(dashes), marker), line, _hex(line.get_color())
+            )
+        )
     for group in ax.collections:
         gid = group.get_gid() or ""
         if gid.startswith("zone:"):
-            found.append(Series(ax, "zone", gid[5:], (group.get_hatch() or "",), group,
-                                _hex(group.get_facecolors()[0])))
-        elif isinstance(group, PathCollection) and (not group.get_label().startswith("_") or gid.startswith("hollow:")):
+            found.append(
+                Series(
+                    ax,
+                    "zone",
+                    gid[5:],
+                    (group.get_hatch() or "",),
+                    group,
+                    _hex(group.get_facecolors()[0]),
+                )
+            )
+        elif isinstance(group, PathCollection) and (
+            not group.get_label().startswith("_") or gid.startswith("hollow:")
+        ):
             shape = tuple(np.round(group.get_paths()[0].vertices, 2).ravel())
             hollow = len(group.get_facecolors()) == 0 or group.get_facecolors()[0][3] == 0
             colour = group.get_edgecolors()[0] if hollow else group.get_facecolors()[0]
-            named = "hollow: rule lost or stopped early" if gid.startswith("hollow:") else group.get_label()
+            named = (
+                "hollow: rule lost or stopped early"
+                if gid.startswith("hollow:")
+                else group.get_label()
+            )
             found.append(Series(ax, "marker", named, (shape, hollow), group, _hex(colour)))
     for patch in ax.patches:
         if (patch.get_gid() or "").startswith("zone:"):
-            found.append(Series(ax, "zone", patch.get_gid()[5:], (patch.get_hatch() or "",), patch,
-                                _hex(patch.get_facecolor())))
+            found.append(
+                Series(
+                    ax,
+                    "zone",
+                    patch.get_gid()[5:],
+                    (patch.get_hatch() or "",),
+                    patch,
+                    _hex(patch.get_facecolor()),
+                )
+            )
     return found
 
 
@@ -100,11 +140,12 @@ def legend_words(figure) -> set[str]:
 
 # ---- the four checks --------------------------------------------------------------------------------------
 
+
 def check_looks_differ(figure):
     for ax in figure.axes:
         found = series_of(ax)
         for i, one in enumerate(found):
-            for other in found[i + 1:]:
+            for other in found[i + 1 :]:
                 if one.kind == other.kind:
                     assert one.look != other.look, f"{one} and {other} differ only by colour"
 
@@ -125,8 +166,12 @@ def drawn_colour(figure, series: Series, base: np.ndarray) -> str:
 def covered(series: Series) -> bool:
     """A line drawn exactly under another (full history sends its whole raw history: the two lines are one)."""
     mine = series.artist.get_xydata()
-    return series.kind == "line" and any(other is not series.artist and other.get_visible()
-                                         and np.array_equal(other.get_xydata(), mine) for other in series.ax.lines)
+    return series.kind == "line" and any(
+        other is not series.artist
+        and other.get_visible()
+        and np.array_equal(other.get_xydata(), mine)
+        for other in series.ax.lines
+    )
 
 
 def check_visible_without_colour(figure, name: str):
@@ -142,7 +187,9 @@ def check_visible_without_colour(figure, name: str):
             for vision in VISIONS:
                 seen = palette.simulate(colour, vision)
                 ratio = palette.contrast(seen)
-                assert ratio >= 3, f"{name}: {series} drawn {colour} is {seen} in {vision}: {ratio:.2f}:1 on white"
+                assert ratio >= 3, (
+                    f"{name}: {series} drawn {colour} is {seen} in {vision}: {ratio:.2f}:1 on white"
+                )
 
 
 def check_labels(figure, name: str):
@@ -152,20 +199,29 @@ def check_labels(figure, name: str):
     for ax in figure.axes:
         for series in series_of(ax):
             if series.kind != "line":
-                words = ZONE_WORDS.get(series.name, series.name) if series.kind == "zone" else series.name
+                words = (
+                    ZONE_WORDS.get(series.name, series.name)
+                    if series.kind == "zone"
+                    else series.name
+                )
                 assert words in legend, f"{name}: {series} is named in no legend ({sorted(legend)})"
                 continue
-            labels = [t for t in texts if t.get_gid() == f"label-for:{series.name}" and t.axes is ax]
+            labels = [
+                t for t in texts if t.get_gid() == f"label-for:{series.name}" and t.axes is ax
+            ]
             assert labels, f"{name}: the line {series.name!r} has no direct label"
             words = labels[0]
             box = words.get_window_extent(renderer)
             room = 3 * words.get_fontsize() * figure.dpi / 72
             ends = series.artist.get_transform().transform(series.artist.get_xydata()[[0, -1]])
-            assert min(abs((box.y0 + box.y1) / 2 - y) for _, y in ends) <= room, \
+            assert min(abs((box.y0 + box.y1) / 2 - y) for _, y in ends) <= room, (
                 f"{name}: the label {words.get_text()!r} is not level with an end of {series.name!r}"
+            )
             for vision in VISIONS:
                 ratio = palette.contrast(palette.simulate(_hex(words.get_color()), vision))
-                assert ratio >= 4.5, f"{name}: label {words.get_text()!r} is {ratio:.2f}:1 in {vision}"
+                assert ratio >= 4.5, (
+                    f"{name}: label {words.get_text()!r} is {ratio:.2f}:1 in {vision}"
+                )
 
 
 def check_no_line_crosses_words(figure, name: str):
@@ -180,9 +236,10 @@ def check_no_line_crosses_words(figure, name: str):
             path = line.get_transform().transform_path(line.get_path())
             clip = line.get_clip_box() if line.get_clip_on() else None
             if clip is not None and not clip.overlaps(box):
-                continue                                  # the line is clipped to an axes that is elsewhere
-            assert not path.intersects_bbox(box, filled=False), \
+                continue  # the line is clipped to an axes that is elsewhere
+            assert not path.intersects_bbox(box, filled=False), (
                 f"{name}: the line {line.get_label()!r} crosses the words {text.get_text()!r}"
+            )
 
 
 def check_words_apart_and_inside(figure, name: str):
@@ -190,21 +247,31 @@ def check_words_apart_and_inside(figure, name: str):
     renderer = figure.canvas.get_renderer()
     legends = [ax.get_legend() for ax in figure.axes if ax.get_legend()] + list(figure.legends)
     words = [t for legend in legends for t in legend.get_texts()]
-    words += [t for t in texts_of(figure) if (t.get_gid() or "").startswith(("label-for:", "headline"))]
+    words += [
+        t for t in texts_of(figure) if (t.get_gid() or "").startswith(("label-for:", "headline"))
+    ]
     page = figure.bbox
     ticks = {id(t) for ax in figure.axes for t in ax.get_xticklabels() + ax.get_yticklabels()}
-    for text in (t for t in texts_of(figure) if id(t) not in ticks):     # matplotlib keeps unseen tick labels
+    for text in (
+        t for t in texts_of(figure) if id(t) not in ticks
+    ):  # matplotlib keeps unseen tick labels
         box = text.get_window_extent(renderer)
-        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1 and page.y0 - 1 <= box.y0 and box.y1 <= page.y1 + 1, \
-            f"{name}: {text.get_text()!r} runs off the picture"
+        assert (
+            page.x0 - 1 <= box.x0
+            and box.x1 <= page.x1 + 1
+            and page.y0 - 1 <= box.y0
+            and box.y1 <= page.y1 + 1
+        ), f"{name}: {text.get_text()!r} runs off the picture"
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in words]
     for i, (text, box) in enumerate(boxes):
-        for other, second in boxes[i + 1:]:
-            assert not box.shrunk(0.98, 0.8).overlaps(second.shrunk(0.98, 0.8)), \
+        for other, second in boxes[i + 1 :]:
+            assert not box.shrunk(0.98, 0.8).overlaps(second.shrunk(0.98, 0.8)), (
                 f"{name}: {text!r} and {other!r} are written over each other"
+            )
 
 
 # ---- pixels ----------------------------------------------------------------------------------------------
+
 
 def pixels(figure) -> np.ndarray:
     figure.canvas.draw()
@@ -235,15 +302,29 @@ def test_the_image_filter_is_the_palettes_own():
 
 # ---- the figures, from real runs ---------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def runs():
     task, meter, made = file_reading_task(), Meter(), {}
-    for name, strategy in {"full history": FullHistory(), "sliding window": SlidingWindow(),
-                           "three-zone compaction": ThreeZoneCompaction(), "running summary": RunningSummary(),
-                           "clear tool results": ClearToolResults()}.items():
+    for name, strategy in {
+        "full history": FullHistory(),
+        "sliding window": SlidingWindow(),
+        "three-zone compaction": ThreeZoneCompaction(),
+        "running summary": RunningSummary(),
+        "clear tool results": ClearToolResults(),
+    }.items():
         model = DeskModel(window=5000, meter=meter)
-        made[name] = (run_agent(task.request, model, context=strategy, remarks=task.remarks, max_laps=60,
-                                meter=meter), threshold_tokens(strategy, model))
+        made[name] = (
+            run_agent(
+                task.request,
+                model,
+                context=strategy,
+                remarks=task.remarks,
+                max_laps=60,
+                meter=meter,
+            ),
+            threshold_tokens(strategy, model),
+        )
     return task, meter, made
 
 
@@ -268,10 +349,12 @@ def overflow(runs):
 
 def several(*names):
     """Like lesson 05's two sessions and 06's parent, sub-agent and lone agent."""
+
     def draw(runs):
         fig = figure(11.5, 5.2)
         plot_tokens({name: runs[2][name][0].laps for name in names}, window=5000, ax=fig.subplots())
         return fig
+
     return draw
 
 
@@ -282,8 +365,16 @@ def desk(name: str, kind: str):
         lap = next(lap for lap in reversed(run.laps) if lap.kind == kind)
         assert len(set(lap.zones)) >= 2
         fig = figure(11.5, 3.0)
-        draw_desk(lap, rule=task.rule, request=task.request, ax=fig.subplots(), meter=meter, threshold=threshold)
+        draw_desk(
+            lap,
+            rule=task.rule,
+            request=task.request,
+            ax=fig.subplots(),
+            meter=meter,
+            threshold=threshold,
+        )
         return fig
+
     return draw
 
 
@@ -291,9 +382,12 @@ def dashboard(scale: float):
     def draw(runs):
         task, meter, made = runs
         run, threshold = made["three-zone compaction"]
-        picture = Picture(threshold, task.rule, task.request, meter, label="three-zone compaction", scale=scale)
+        picture = Picture(
+            threshold, task.rule, task.request, meter, label="three-zone compaction", scale=scale
+        )
         picture.png(run.laps, len(run.laps))
         return picture.still(run.laps, len(run.laps))
+
     return draw
 
 
@@ -304,8 +398,20 @@ def cost_frontier(_runs):
         for kept in (True, False):
             step += 1
             tokens, dollars = 0.15 + 0.13 * (step % 7), 0.3 + 0.11 * step + 0.2 * math.sin(step)
-            points.append(Point(family, f"setting {step}", tokens, dollars, kept, True, 20, "answered",
-                                "staging" if kept else "production", 0))
+            points.append(
+                Point(
+                    family,
+                    f"setting {step}",
+                    tokens,
+                    dollars,
+                    kept,
+                    True,
+                    20,
+                    "answered",
+                    "staging" if kept else "production",
+                    0,
+                )
+            )
     frontier(points)
     fig = figure(11.5, 6.4)
     plot_cost_frontier(points, goal=(0.35, 0.6), ax=fig.subplots())
@@ -313,12 +419,15 @@ def cost_frontier(_runs):
 
 
 FIGURES = {
-    "tokens-one-run": one_run, "tokens-overflow": overflow,
+    "tokens-one-run": one_run,
+    "tokens-overflow": overflow,
     "tokens-2-runs": several("sliding window", "running summary"),
     "tokens-3-runs": several("three-zone compaction", "running summary", "clear tool results"),
-    "desk-compact": desk("three-zone compaction", "compact"), "desk-drop": desk("sliding window", "drop"),
+    "desk-compact": desk("three-zone compaction", "compact"),
+    "desk-drop": desk("sliding window", "drop"),
     "desk-clear": desk("clear tool results", "clear"),
-    "dashboard": dashboard(1.0), "dashboard-large": dashboard(1.4),
+    "dashboard": dashboard(1.0),
+    "dashboard-large": dashboard(1.4),
     "cost-frontier": cost_frontier,
 }
 
@@ -333,18 +442,27 @@ def test_series_differ_by_more_than_colour_and_are_labelled_clear_of_lines(runs,
     check_words_apart_and_inside(fig, name)
 
 
-@pytest.mark.integration      # draws each figure again once per series: tens of seconds in all
+@pytest.mark.integration  # draws each figure again once per series: tens of seconds in all
 @pytest.mark.parametrize("name", FIGURES)
 def test_every_series_is_seen_in_greyscale_and_with_deuteranopia(runs, name):
     fig = FIGURES[name](runs)
     check_visible_without_colour(fig, name)
 
 
-SLIDES = ["desk_fills_up", "filling_desk", "sliding_window", "sliding_window_pinned", "three_zones", "sawtooth",
-          "diverging_lines", "token_bill", "notebook_beside_desk"]
+SLIDES = [
+    "desk_fills_up",
+    "filling_desk",
+    "sliding_window",
+    "sliding_window_pinned",
+    "three_zones",
+    "sawtooth",
+    "diverging_lines",
+    "token_bill",
+    "notebook_beside_desk",
+]
 
 
-@pytest.mark.integration      # the slides' own runs, then each figure drawn again once per series
+@pytest.mark.integration  # the slides' own runs, then each figure drawn again once per series
 @pytest.mark.parametrize("name", SLIDES)
 def test_the_slide_figures_too(name):
     from slides import figures

@@ -24,13 +24,22 @@ def test_the_formula_on_a_worked_example():
     whose last run printed 4 lines (10 s) and one picture (30 s); two runs (10 s): 174 s."""
     note = md("> **Instructor note** — draw a desk", metadata={"tags": ["instructor"]})
     prose = md(" ".join(["word"] * 130))
-    build = code("def f():\n    '''Goal: one.'''\n    raise NotImplementedError", metadata={"tags": ["build"]})
-    reveal = md("<details><summary>One way</summary>\n\n```python\ndef f():\n    return 1  # one\n```\n</details>",
-                metadata={"tags": ["piece"]})
+    build = code(
+        "def f():\n    '''Goal: one.'''\n    raise NotImplementedError",
+        metadata={"tags": ["build"]},
+    )
+    reveal = md(
+        "<details><summary>One way</summary>\n\n```python\ndef f():\n    return 1  # one\n```\n</details>",
+        metadata={"tags": ["piece"]},
+    )
     shown = code("run = go()\nprint(run)", metadata={"id": "c1"})
     ran = nbformat.v4.new_code_cell(shown.source)
-    ran.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a\nb\nc\nd\n"),
-                   nbformat.v4.new_output("display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"})]
+    ran.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="a\nb\nc\nd\n"),
+        nbformat.v4.new_output(
+            "display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"}
+        ),
+    ]
     e = rehearsal.estimate_cells([note, prose, build, reveal, shown], {shown.get("id"): ran})
     assert (e.notes, e.speaking, e.typing) == (45, 60, 4)
     assert e.code == 3 * 3 + 2 * 3 and e.runs == 2 * 5 + 4 * 2.5 + 30 and e.checkpoint == 0
@@ -62,25 +71,42 @@ def test_every_slide_maps_to_a_section_of_its_lesson(path):
     lesson = read(path)
     titles = [s.title for s in lesson.sections]
     deck = nbformat.read(SLIDES / path.name, as_version=4)
-    slides = [c for c in deck.cells if c.metadata.get("slideshow", {}).get("slide_type") in ("slide", "subslide")]
+    slides = [
+        c
+        for c in deck.cells
+        if c.metadata.get("slideshow", {}).get("slide_type") in ("slide", "subslide")
+    ]
     for slide in slides:
         section = slide.metadata.get("lesson_section")
-        assert section is not None, f"{path.name}: slide {slide.source[:40]!r} has no lesson_section"
-        assert section == "" or any(t.startswith(section) for t in titles), f"{path.name}: no section {section!r}"
+        assert section is not None, (
+            f"{path.name}: slide {slide.source[:40]!r} has no lesson_section"
+        )
+        assert section == "" or any(t.startswith(section) for t in titles), (
+            f"{path.name}: no section {section!r}"
+        )
 
 
-@pytest.mark.integration      # executes the five lessons (tools.executed)
+@pytest.mark.integration  # executes the five lessons (tools.executed)
 def test_the_command_prints_every_box_within_its_time_and_two_hours_in_all():
-    done = subprocess.run([sys.executable, "-m", "tools.rehearsal"], cwd=ROOT, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "tools.rehearsal"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     for segment in SEGMENTS:
-        line = next(x for x in done.stdout.splitlines() if x.startswith(f"{segment.start} ") and "box total" in x)
+        line = next(
+            x
+            for x in done.stdout.splitlines()
+            if x.startswith(f"{segment.start} ") and "box total" in x
+        )
         assert line.endswith("fits"), line
     assert "words/min" in done.stdout and "of 120:00 (fits)" in done.stdout
 
 
-@pytest.mark.integration      # executes the five lessons (tools.executed)
+@pytest.mark.integration  # executes the five lessons (tools.executed)
 def test_the_runbook_teaches_from_the_last_run(tmp_path, monkeypatch):
     monkeypatch.setattr(build_views, "BUILD", tmp_path)
     pages = build_views.build_runbook()
@@ -88,14 +114,21 @@ def test_the_runbook_teaches_from_the_last_run(tmp_path, monkeypatch):
     assert len(boxes) == len(SEGMENTS)
     text = {p.name: p.read_text(encoding="utf-8") for p in boxes}
     for name, page in text.items():
-        for part in ("## Minute by minute", "#### Slides ↔ cells", "#### Cell by cell", "When any cell fails"):
+        for part in (
+            "## Minute by minute",
+            "#### Slides ↔ cells",
+            "#### Cell by cell",
+            "When any cell fails",
+        ):
             assert part in page, f"{name}: no {part!r}"
     for path in LESSONS:
         lesson = read(path)
         page = next(p for n, p in text.items() if lesson.name[:2] in n.split("_")[1])
         assert lesson.checkpoint_question in page and "What the class has just seen" in page
         assert "#### If the class runs late" in page and "saves" in page
-        assert 'data-lang="text"' in page and "figures/" in page, f"{lesson.name}: no expected output or picture"
+        assert 'data-lang="text"' in page and "figures/" in page, (
+            f"{lesson.name}: no expected output or picture"
+        )
         assert "the build: the room writes it" in page
     index = (tmp_path / "runbook" / "index.md").read_text(encoding="utf-8")
     assert "words/min" in index and "live typing" in index
@@ -114,11 +147,22 @@ def test_the_student_view_has_every_lesson_and_no_instructor_notes(tmp_path, mon
         notebook = nbformat.read(path, as_version=4)
         original = nbformat.read(ROOT / "notebooks" / path.name, as_version=4)
         assert not any("instructor" in tags(c) for c in notebook.cells)
-        assert not any("Instructor note" in c.source for c in notebook.cells), f"{path.name} keeps a note"
-        kept = [c.source if c.cell_type == "code" else     # links are pointed from build/student/ (no dead links)
-                build_views.relink(c.source, ROOT / "notebooks", path.parent, {p.name for p in LESSONS})
-                for c in original.cells if "instructor" not in tags(c)]
-        assert [c.source for c in notebook.cells] == kept, f"{path.name}: student cells differ from the lesson's"
+        assert not any("Instructor note" in c.source for c in notebook.cells), (
+            f"{path.name} keeps a note"
+        )
+        kept = [
+            c.source
+            if c.cell_type == "code"
+            # links are pointed from build/student/ (no dead links)
+            else build_views.relink(
+                c.source, ROOT / "notebooks", path.parent, {p.name for p in LESSONS}
+            )
+            for c in original.cells
+            if "instructor" not in tags(c)
+        ]
+        assert [c.source for c in notebook.cells] == kept, (
+            f"{path.name}: student cells differ from the lesson's"
+        )
 
 
 def test_make_targets_exist():
@@ -126,7 +170,7 @@ def test_make_targets_exist():
     assert "\nrunbook:" in makefile and "\nstudent-view:" in makefile and "\nrehearsal:" in makefile
 
 
-@pytest.mark.integration      # executes the five lessons (tools.executed)
+@pytest.mark.integration  # executes the five lessons (tools.executed)
 def test_the_clock_times_in_the_notes_agree_with_the_clock():
     """A note that opens with a time (*7:19.*) sits where the rehearsal clock says that minute falls, give or
     take two minutes; the notes hold no other clock times (the runbook has the minute marks)."""
@@ -134,4 +178,6 @@ def test_the_clock_times_in_the_notes_agree_with_the_clock():
     assert len(found) >= 5
     for lesson, said, at in found:
         (sh, sm), (ah, am) = (map(int, t.split(":")) for t in (said, at))
-        assert abs((sh * 60 + sm) - (ah * 60 + am)) <= 2, f"{lesson}: a note says {said}, the clock says {at}"
+        assert abs((sh * 60 + sm) - (ah * 60 + am)) <= 2, (
+            f"{lesson}: a note says {said}, the clock says {at}"
+        )

@@ -19,10 +19,16 @@ from stage.tasks import GOAL
 def ready_desk(box):
     """List, read the cause, read the fix: the next reply is the one that acts."""
     desk = []
-    for name, args in [("list_files", {}), ("read_file", {"path": "app/auth.py"}),
-                       ("read_file", {"path": "migrations/003_lowercase_emails.sql"})]:
+    for name, args in [
+        ("list_files", {}),
+        ("read_file", {"path": "app/auth.py"}),
+        ("read_file", {"path": "migrations/003_lowercase_emails.sql"}),
+    ]:
         use = {"type": "tool_use", "id": f"id_{name}_{len(desk)}", "name": name, "input": args}
-        desk += [assistant([{"type": "text", "text": f"Task: {GOAL}"}, use]), {"role": "user", "content": [box.run(use)]}]
+        desk += [
+            assistant([{"type": "text", "text": f"Task: {GOAL}"}, use]),
+            {"role": "user", "content": [box.run(use)]},
+        ]
     return desk
 
 
@@ -63,7 +69,9 @@ def test_targets_come_from_the_tools(rule, expected):
 @pytest.mark.parametrize("rule", RULES[::3])
 def test_a_rule_that_fell_off_the_desk_no_longer_binds(rule):
     """The same rule said at lap 1, on a window that slides it off: the fix goes to the default target."""
-    run = run_agent(GOAL, DeskModel(window=5000), context=SlidingWindow(), remarks={1: rule}, max_laps=60)
+    run = run_agent(
+        GOAL, DeskModel(window=5000), context=SlidingWindow(), remarks={1: rule}, max_laps=60
+    )
     last = run.laps[-1]
     assert rule not in str(last.sent), "the rule should have slid off the desk"
     assert run.stopped == "answered" and run.database_target == "production"

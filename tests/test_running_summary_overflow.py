@@ -40,7 +40,9 @@ def test_the_reported_crash_window_2000_running_summary_ends_cleanly(rule_at_lap
     assert run.stopped in CLEAN_STOPS, run.problem
     assert model.summary_prompts, "at a 2,000-token desk the running summary must have folded"
     fold_opening = FOLD_PROMPT.split("{")[0]
-    assert all(p.startswith(fold_opening) for p in model.summary_prompts), "a summary call used another prompt"
+    assert all(p.startswith(fold_opening) for p in model.summary_prompts), (
+        "a summary call used another prompt"
+    )
 
 
 def test_compact_folds_with_the_fold_prompt():
@@ -51,7 +53,9 @@ def test_compact_folds_with_the_fold_prompt():
     strategy.start()
     desk = strategy.compact(full.history, lap=6, model=DeskModel(window=20_000))
     assert desk.kind == "fold" and desk.summary
-    assert desk.zones[:2] == ["head", "summary"] and desk.zones.count("tail") == 2   # one turn: reply + results
+    assert (
+        desk.zones[:2] == ["head", "summary"] and desk.zones.count("tail") == 2
+    )  # one turn: reply + results
 
 
 def test_compact_with_nothing_to_fold_says_so_once():

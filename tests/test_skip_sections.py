@@ -6,14 +6,13 @@ fresh kernel would give the section; modules stay imported, which a fresh kernel
 It prints, per lesson, how many sections failed and which, and asserts that none did.
 """
 
-
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
 from tools.lessons import LESSONS, read, tags
 
-pytestmark = pytest.mark.integration      # runs notebook sections in kernels
+pytestmark = pytest.mark.integration  # runs notebook sections in kernels
 
 RESET = "get_ipython().run_line_magic('reset', '-f')"
 
@@ -23,16 +22,19 @@ def test_every_lesson_has_one_setup_cell_first():
         lesson = read(path)
         setups = lesson.tagged("setup")
         first_code = next(i for i, c in enumerate(lesson.cells) if c.cell_type == "code")
-        assert setups == [first_code], f"{path.name}: the first code cell, and only it, must be tagged 'setup'"
-        assert all(c.cell_type == "markdown" or "setup" in tags(c) for c in lesson.preamble), \
+        assert setups == [first_code], (
+            f"{path.name}: the first code cell, and only it, must be tagged 'setup'"
+        )
+        assert all(c.cell_type == "markdown" or "setup" in tags(c) for c in lesson.preamble), (
             f"{path.name}: code before the first ## section must be the setup cell alone"
+        )
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_each_section_runs_after_the_setup_cell_alone(path, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     lesson = read(path)
-    cells, owner = [], []                # owner[i]: the section title of built cell i (None: plumbing)
+    cells, owner = [], []  # owner[i]: the section title of built cell i (None: plumbing)
     for section in lesson.sections:
         if not section.code:
             continue
@@ -43,13 +45,20 @@ def test_each_section_runs_after_the_setup_cell_alone(path, monkeypatch):
             cells.append(nbformat.v4.new_code_cell(cell.source))
             owner.append(section.title)
     notebook = nbformat.v4.new_notebook(cells=cells)
-    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute()
     failed = {}
     for cell, title in zip(notebook.cells, owner):
         for output in cell.outputs:
             if output.output_type == "error":
                 failed.setdefault(title or "(setup)", f"{output.ename}: {output.evalue}")
     ran = sum(1 for s in lesson.sections if s.code)
-    print(f"\n{path.stem}: {ran} sections with code, {len(failed)} failing after the setup cell alone")
+    print(
+        f"\n{path.stem}: {ran} sections with code, {len(failed)} failing after the setup cell alone"
+    )
     assert not failed, failed

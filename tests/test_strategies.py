@@ -18,7 +18,7 @@ from harness.tokens import Meter
 from stage.offline import DeskModel
 from stage.tasks import file_reading_task
 
-ALL = list(STRATEGIES.values())          # the one table: every strategy the harness has
+ALL = list(STRATEGIES.values())  # the one table: every strategy the harness has
 
 
 def go(context, task=None, window=5000, meter=None, **kw):
@@ -52,7 +52,7 @@ def test_pinning_the_head_keeps_the_rule(meter):
 
 
 def test_three_zone_with_the_template_keeps_rule_and_goal(meter):
-    task = file_reading_task(rule_at_lap=3)            # the rule arrives mid-session, not in the pinned head
+    task = file_reading_task(rule_at_lap=3)  # the rule arrives mid-session, not in the pinned head
     run = go(ThreeZoneCompaction(), task, meter=meter)
     compactions = [lap for lap in run.laps if lap.kind == "compact"]
     assert len(compactions) >= 2 and all(lap.summary_calls == 1 for lap in compactions)
@@ -62,7 +62,9 @@ def test_three_zone_with_the_template_keeps_rule_and_goal(meter):
 
 
 def test_three_zone_with_the_naive_prompt_loses_the_rule(meter):
-    run = go(ThreeZoneCompaction(prompt=NAIVE_PROMPT), file_reading_task(rule_at_lap=3), meter=meter)
+    run = go(
+        ThreeZoneCompaction(prompt=NAIVE_PROMPT), file_reading_task(rule_at_lap=3), meter=meter
+    )
     assert run.database_target == "production"
     assert all("production" not in (lap.summary or "").lower() for lap in run.laps)
 
@@ -73,15 +75,15 @@ def test_three_zone_makes_a_sawtooth_below_the_threshold(meter):
     limit = int((5000 - 512) * 0.75)
     for before, lap in zip(run.laps, run.laps[1:]):
         if lap.kind == "compact":
-            assert lap.assembled_tokens < before.assembled_tokens      # the drop of the tooth
+            assert lap.assembled_tokens < before.assembled_tokens  # the drop of the tooth
         assert lap.assembled_tokens <= limit
-    assert run.laps[-1].raw_tokens > 2 * limit                          # while the raw history kept growing
+    assert run.laps[-1].raw_tokens > 2 * limit  # while the raw history kept growing
 
 
 def test_running_summary_stays_flat_while_raw_grows(meter):
     run = go(RunningSummary(), meter=meter)
     assert run.database_target == "staging"
-    later = [lap.assembled_tokens for lap in run.laps[5:-1]]   # the last lap only answers
+    later = [lap.assembled_tokens for lap in run.laps[5:-1]]  # the last lap only answers
     assert max(later) - min(later) < 1200
     assert run.laps[-1].raw_tokens > 3 * max(later)
     assert sum(lap.summary_calls for lap in run.laps) >= 5
@@ -92,10 +94,15 @@ def test_clearing_leaves_pointers_and_no_model_call(meter):
     assert run.stopped == "answered" and run.database_target == "staging"
     assert sum(lap.summary_calls for lap in run.laps) == 0
     last = run.laps[-1].sent
-    pointers = [b["content"] for m in last if isinstance(m["content"], list) for b in m["content"]
-                if b.get("type") == "tool_result" and b["content"].startswith("[cleared")]
+    pointers = [
+        b["content"]
+        for m in last
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result" and b["content"].startswith("[cleared")
+    ]
     assert pointers and "read_file app/" in " ".join(pointers)
-    assert len(run.rereads) <= 1          # it re-reads only when it needs to
+    assert len(run.rereads) <= 1  # it re-reads only when it needs to
 
 
 @pytest.mark.parametrize("make", ALL)
@@ -122,22 +129,46 @@ def test_head_and_tail_too_big_is_reported_once(meter):
     run = go(ThreeZoneCompaction(tail_turns=8), window=3000, meter=meter)
     stuck = [lap for lap in run.laps if lap.kind == "stuck"]
     assert len(stuck) == 1 and "cannot compact" in stuck[0].event
-    after = run.laps[stuck[0].number:]
+    after = run.laps[stuck[0].number :]
     assert after and all(lap.kind in ("none", "overflow") for lap in after)
 
 
 # ---- property: whatever the history, no tool pair is ever split -------------------------------
 
+
 @st.composite
 def histories(draw):
     """A request, then turns of (assistant with 1-2 tool calls, user with their results), sizes random."""
-    messages, n = [user("Do the task. " + "x " * draw(st.integers(1, 50)))], draw(st.integers(0, 25))
+    messages, n = (
+        [user("Do the task. " + "x " * draw(st.integers(1, 50)))],
+        draw(st.integers(0, 25)),
+    )
     for t in range(n):
-        calls = [{"type": "tool_use", "id": f"t{t}_{k}", "name": "read_file", "input": {"path": f"f{t}.py"}}
-                 for k in range(draw(st.integers(1, 2)))]
-        messages.append(assistant([{"type": "text", "text": "note " * draw(st.integers(0, 30))}] + calls))
-        messages.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": c["id"], "content": "line\n" * draw(st.integers(1, 200))} for c in calls]})
+        calls = [
+            {
+                "type": "tool_use",
+                "id": f"t{t}_{k}",
+                "name": "read_file",
+                "input": {"path": f"f{t}.py"},
+            }
+            for k in range(draw(st.integers(1, 2)))
+        ]
+        messages.append(
+            assistant([{"type": "text", "text": "note " * draw(st.integers(0, 30))}] + calls)
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": c["id"],
+                        "content": "line\n" * draw(st.integers(1, 200)),
+                    }
+                    for c in calls
+                ],
+            }
+        )
     return messages
 
 
@@ -148,18 +179,31 @@ class Echo:
 
     def reply(self, system, messages, tools, max_tokens=1024):
         from harness.model import Reply
-        return Reply([{"type": "text", "text": "Goal: the task.\nDone: some."}], "end_turn",
-                     {"input_tokens": 10, "output_tokens": 5})
+
+        return Reply(
+            [{"type": "text", "text": "Goal: the task.\nDone: some."}],
+            "end_turn",
+            {"input_tokens": 10, "output_tokens": 5},
+        )
 
 
 @settings(max_examples=80, deadline=None)
-@given(history=histories(), which=st.sampled_from(ALL), keep=st.integers(0, 4),
-       threshold=st.sampled_from([0.5, 0.75, 0.9, 1.0]), pin=st.booleans())
+@given(
+    history=histories(),
+    which=st.sampled_from(ALL),
+    keep=st.integers(0, 4),
+    threshold=st.sampled_from([0.5, 0.75, 0.9, 1.0]),
+    pin=st.booleans(),
+)
 def test_no_strategy_ever_splits_a_tool_pair(history, which, keep, threshold, pin):
     """Random histories and settings: valid pairs, the pinned head first, and a desk that fits or says why."""
     meter = Meter("chars4")
-    kwargs = {ClearToolResults: {"tail_turns": keep}, ThreeZoneCompaction: {"tail_turns": keep, "threshold": threshold},
-              RunningSummary: {"tail_turns": keep}, SlidingWindow: {"pin_head": pin}}.get(which, {})
+    kwargs = {
+        ClearToolResults: {"tail_turns": keep},
+        ThreeZoneCompaction: {"tail_turns": keep, "threshold": threshold},
+        RunningSummary: {"tail_turns": keep},
+        SlidingWindow: {"pin_head": pin},
+    }.get(which, {})
     strategy = which(**kwargs)
     strategy.start()
     before = copy.deepcopy(history)
@@ -172,7 +216,11 @@ def test_no_strategy_ever_splits_a_tool_pair(history, which, keep, threshold, pi
         assert desk.messages[0] is history[0] and desk.zones[0] == "head"
     if which is SlidingWindow:
         assert meter.total(desk.messages) <= Echo.window - 512 or len(desk.messages) <= 2 + pin
-    if which is ThreeZoneCompaction:   # under the threshold after compacting, or it said why not
-        assert meter.total(desk.messages) <= strategy.limit(Echo()) or desk.kind == "stuck" or \
-            "still over the threshold" in desk.event or len(turn_starts(history)) <= keep
-    assert history == before                     # the raw history is never edited
+    if which is ThreeZoneCompaction:  # under the threshold after compacting, or it said why not
+        assert (
+            meter.total(desk.messages) <= strategy.limit(Echo())
+            or desk.kind == "stuck"
+            or "still over the threshold" in desk.event
+            or len(turn_starts(history)) <= keep
+        )
+    assert history == before  # the raw history is never edited

@@ -22,12 +22,17 @@ def test_the_space_is_read_from_the_controls():
     controls = Dashboard(delay=0).controls
     windows = {s.window for s in SPACE}
     assert min(windows) == controls["window"].min and max(windows) == controls["window"].max
-    assert len(windows) == (controls["window"].max - controls["window"].min) // controls["window"].step + 1
+    assert (
+        len(windows)
+        == (controls["window"].max - controls["window"].min) // controls["window"].step + 1
+    )
     assert {s.strategy for s in SPACE} == set(controls["strategy"].options)
     assert {s.threshold for s in SPACE} == {v for _, v in controls["threshold"].options}
-    assert {s.tail_turns for s in SPACE} == set(range(controls["tail_turns"].min, controls["tail_turns"].max + 1))
+    assert {s.tail_turns for s in SPACE} == set(
+        range(controls["tail_turns"].min, controls["tail_turns"].max + 1)
+    )
     assert {s.rule_at_lap for s in SPACE} == {None, 3}
-    assert sum(covers for _, covers in PAIRS) == len(SPACE)      # every setting is stood for by one run
+    assert sum(covers for _, covers in PAIRS) == len(SPACE)  # every setting is stood for by one run
 
 
 def test_the_sample_holds_the_corners_and_the_reported_crash_region():
@@ -49,9 +54,14 @@ def test_a_few_settings_end_in_a_clean_stop(pair):
     assert outcome.stopped in sweep.CLEAN_STOPS + ("refused",), outcome.problem
 
 
-@pytest.mark.integration      # eighty runs
-@pytest.mark.parametrize("pair", SAMPLE, ids=lambda p: f"{p[0].strategy}-{p[0].window}-{p[0].threshold}-"
-                                                          f"{p[0].tail_turns}-rule@{p[0].rule_at_lap}")
+@pytest.mark.integration  # eighty runs
+@pytest.mark.parametrize(
+    "pair",
+    SAMPLE,
+    ids=lambda p: (
+        f"{p[0].strategy}-{p[0].window}-{p[0].threshold}-{p[0].tail_turns}-rule@{p[0].rule_at_lap}"
+    ),
+)
 def test_every_sampled_setting_ends_in_a_clean_stop(pair):
     outcome = sweep.run_one(*pair)
     assert outcome.stopped in sweep.CLEAN_STOPS + ("refused",), outcome.problem
@@ -62,8 +72,11 @@ def test_every_sampled_setting_ends_in_a_clean_stop(pair):
 def test_the_window_slider_at_2000_with_running_summary_in_the_dashboard_itself():
     """The report in issue 15, clicked through: choose "running summary", drag the window to 2,000."""
     for rule_at_lap in (None, 3):
-        desk = Dashboard(task=file_reading_task(rule_at_lap=rule_at_lap), delay=0,
-                         model_factory=lambda window: DeskModel(window=window))
+        desk = Dashboard(
+            task=file_reading_task(rule_at_lap=rule_at_lap),
+            delay=0,
+            model_factory=lambda window: DeskModel(window=window),
+        )
         desk.controls["strategy"].value = "running summary"
         desk.controls["window"].value = 2000
         desk.show_end()

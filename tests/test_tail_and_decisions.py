@@ -37,16 +37,25 @@ FIX = "UPDATE users SET email = lower(email);"
 
 def redone_reads(run) -> list[tuple[int, str]]:
     """(lap, action) where a compaction lap repeats the read of the lap before it."""
-    return [(lap.number, lap.actions[0]) for before, lap in zip(run.laps, run.laps[1:])
-            if lap.kind == "compact" and lap.actions and lap.actions == before.actions
-            and lap.actions[0].startswith("read_file")]
+    return [
+        (lap.number, lap.actions[0])
+        for before, lap in zip(run.laps, run.laps[1:])
+        if lap.kind == "compact"
+        and lap.actions
+        and lap.actions == before.actions
+        and lap.actions[0].startswith("read_file")
+    ]
 
 
 @pytest.mark.parametrize("tail", [0, 1, 2, 3])
 def test_on_the_class_task_no_tail_redoes_the_read_it_had_just_done(tail):
     task = file_reading_task()
-    run = run_agent(task.request, DeskModel(window=CLASS_WINDOW), context=ThreeZoneCompaction(tail_turns=tail),
-                    remarks=task.remarks)
+    run = run_agent(
+        task.request,
+        DeskModel(window=CLASS_WINDOW),
+        context=ThreeZoneCompaction(tail_turns=tail),
+        remarks=task.remarks,
+    )
     assert run.stopped == "answered" and run.toolbox.sql_log[-1]["statement"] == FIX
     assert run.database_target == "staging"
     compactions = [lap for lap in run.laps if lap.kind == "compact"]
@@ -54,7 +63,9 @@ def test_on_the_class_task_no_tail_redoes_the_read_it_had_just_done(tail):
         redone = redone_reads(run)
         assert len(redone) == len(compactions) >= 2, (redone, [c.number for c in compactions])
         assert run.rereads == [action.split(" ", 1)[1] for _, action in redone]
-        assert all("just before this summary; not yet examined" in lap.summary for lap in compactions)
+        assert all(
+            "just before this summary; not yet examined" in lap.summary for lap in compactions
+        )
     else:
         assert run.rereads == [] and redone_reads(run) == []
 
@@ -65,9 +76,17 @@ def test_the_same_on_other_workspaces(name):
     task = workspace_task(folder)
     window = automatic_window(task, folder, Meter())
     spec = tomllib.loads((folder / ".task.toml").read_text())
-    runs = {tail: run_agent(task.request, DeskModel(window=window), tools=task.toolbox(),
-                            context=ThreeZoneCompaction(tail_turns=tail), remarks=task.remarks, max_laps=80)
-            for tail in (0, 1, 2)}
+    runs = {
+        tail: run_agent(
+            task.request,
+            DeskModel(window=window),
+            tools=task.toolbox(),
+            context=ThreeZoneCompaction(tail_turns=tail),
+            remarks=task.remarks,
+            max_laps=80,
+        )
+        for tail in (0, 1, 2)
+    }
     for tail, run in runs.items():
         assert (run.stopped, run.database_target) == ("answered", "staging"), (tail, run.final)
         assert run.toolbox.sql_log[-1]["statement"] == spec["statement"]
@@ -77,10 +96,17 @@ def test_the_same_on_other_workspaces(name):
 
 # ---- the decision ----------------------------------------------------------------------------------------
 
+
 def run_decision(task, prompt=None, window=CLASS_WINDOW, context=None):
     strategy = context or (ThreeZoneCompaction(prompt=prompt) if prompt else ThreeZoneCompaction())
-    return run_agent(task.request, DeskModel(window=window), tools=task.toolbox(), context=strategy,
-                     remarks=task.remarks, max_laps=80)
+    return run_agent(
+        task.request,
+        DeskModel(window=window),
+        tools=task.toolbox(),
+        context=strategy,
+        remarks=task.remarks,
+        max_laps=80,
+    )
 
 
 def statement_of(run):
@@ -91,7 +117,10 @@ def statement_of(run):
 def test_the_template_keeps_the_decision_and_the_vague_prompt_reverses_it(name, tmp_path):
     task = decision_task(ROOT / "workspaces" / name, into=tmp_path)
     decision = task.decision
-    assert decision.chosen.endswith("_with_lock_timeout.sql") and (tmp_path / decision.chosen).is_file()
+    assert (
+        decision.chosen.endswith("_with_lock_timeout.sql")
+        and (tmp_path / decision.chosen).is_file()
+    )
     assert task.remarks[2].startswith(f"About the fix: apply {Path(decision.chosen).name}, not ")
     held, vague = run_decision(task), run_decision(task, NAIVE_PROMPT)
     roomy = run_decision(task, window=100_000, context=FullHistory())
@@ -107,9 +136,14 @@ def test_without_the_remark_the_agent_decides_by_itself_and_says_why(tmp_path):
     """Greenhouse lists db/ before src/: both fixes are on the desk before the cause is, so it must choose."""
     task = decision_task(ROOT / "workspaces" / "greenhouse", into=tmp_path)
     run = run_agent(task.request, DeskModel(window=100_000), tools=task.toolbox())
-    assert statement_of(run) == task.decision.passed_over_statement          # it matches the goal as well, and first
+    assert (
+        statement_of(run) == task.decision.passed_over_statement
+    )  # it matches the goal as well, and first
     notes = "\n".join(str(m["content"]) for m in run.history if m["role"] == "assistant")
-    assert f"Decision: apply {task.decision.passed_over}, not {task.decision.chosen} — both are pending" in notes
+    assert (
+        f"Decision: apply {task.decision.passed_over}, not {task.decision.chosen} — both are pending"
+        in notes
+    )
 
 
 def test_a_workspace_whose_fix_is_not_a_file_has_no_decision_to_make(tmp_path):
@@ -132,7 +166,12 @@ def test_on_random_workspaces_the_template_holds_every_decision_and_the_vague_pr
             task = decision_task(source, into=copy, rule_at_lap=3)
             window = automatic_window(task, Path(copy), Meter())
             tried += 1
-            held += statement_of(run_decision(task, window=window)) == task.decision.chosen_statement
-            reversed_ += statement_of(run_decision(task, NAIVE_PROMPT, window)) == task.decision.passed_over_statement
+            held += (
+                statement_of(run_decision(task, window=window)) == task.decision.chosen_statement
+            )
+            reversed_ += (
+                statement_of(run_decision(task, NAIVE_PROMPT, window))
+                == task.decision.passed_over_statement
+            )
     assert tried >= 8 and held == tried, (held, tried)
     assert reversed_ >= tried / 2, (reversed_, tried)

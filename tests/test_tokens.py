@@ -25,7 +25,7 @@ def test_meter_caches_each_message_once(meter):
     assert fresh.tokenized == 50
     for _ in range(10):
         assert fresh.total(history) == first
-    assert fresh.tokenized == 50            # no message was counted twice
+    assert fresh.tokenized == 50  # no message was counted twice
     history.append(user("one more"))
     fresh.total(history)
     assert fresh.tokenized == 51

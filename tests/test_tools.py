@@ -24,7 +24,9 @@ def test_read_file_numbers_lines(box):
     assert box.reads == ["app/auth.py"]
 
 
-@pytest.mark.parametrize("path", ["../README.md", "../../etc/passwd", "/etc/passwd", "app/../../Makefile", "x" * 5000])
+@pytest.mark.parametrize(
+    "path", ["../README.md", "../../etc/passwd", "/etc/passwd", "app/../../Makefile", "x" * 5000]
+)
 def test_paths_outside_the_workspace_are_refused(box, path):
     result = call(box, "read_file", path=path)
     assert result["is_error"] and result["content"].startswith("Error:")
@@ -69,16 +71,22 @@ def test_a_long_file_is_shown_in_parts_that_say_which_lines_they_hold(tmp_path):
     box = Toolbox(tmp_path)
     first = call(box, "read_file", path="big.txt")["content"]
     assert len(first) <= MAX_RESULT_CHARS and first.splitlines()[0] == "   1  line 1 of text"
-    shown = int(first.splitlines()[-2].split()[0])           # the last whole line shown
-    assert first.splitlines()[-1] == f"[lines 1-{shown} of 5000 shown; to read on: offset={shown + 1}]"
+    shown = int(first.splitlines()[-2].split()[0])  # the last whole line shown
+    assert (
+        first.splitlines()[-1] == f"[lines 1-{shown} of 5000 shown; to read on: offset={shown + 1}]"
+    )
     part = call(box, "read_file", path="big.txt", offset=4990, limit=20)["content"].splitlines()
     assert part[0] == "4990  line 4990 of text" and part[-1] == "[lines 4990-5000 of 5000 shown]"
-    assert call(box, "read_file", path="big.txt", offset=3, limit=2)["content"].splitlines()[-1] == \
-        "[lines 3-4 of 5000 shown; to read on: offset=5]"
+    assert (
+        call(box, "read_file", path="big.txt", offset=3, limit=2)["content"].splitlines()[-1]
+        == "[lines 3-4 of 5000 shown; to read on: offset=5]"
+    )
     assert box.reads == [f"big.txt:1-{shown}", "big.txt:4990-5000", "big.txt:3-4"]
 
 
-@pytest.mark.parametrize("args", [{"offset": 0}, {"offset": 61}, {"limit": 0}, {"offset": -3, "limit": 5}])
+@pytest.mark.parametrize(
+    "args", [{"offset": 0}, {"offset": 61}, {"limit": 0}, {"offset": -3, "limit": 5}]
+)
 def test_a_part_outside_the_file_is_a_clear_error(box, args):
     result = call(box, "read_file", path="app/auth.py", **args)
     assert result["is_error"] and "has 60 lines" in result["content"] and box.reads == []
@@ -86,7 +94,10 @@ def test_a_part_outside_the_file_is_a_clear_error(box, args):
 
 def test_a_short_file_read_whole_carries_no_part_note(box):
     whole = call(box, "read_file", path="app/auth.py")["content"]
-    assert "shown" not in whole and whole == call(box, "read_file", path="app/auth.py", offset=1)["content"]
+    assert (
+        "shown" not in whole
+        and whole == call(box, "read_file", path="app/auth.py", offset=1)["content"]
+    )
 
 
 def test_a_folder_given_to_read_file_is_listed_instead_of_failing(box):

@@ -28,12 +28,16 @@ def test_worked_example_of_a_moved_link(tmp_path):
     """From notebooks/ the exercise is ../exercises/x.ipynb; from build/student/ it is ../../exercises/x.ipynb.
     A sibling lesson that the view copies too stays as it is; a web link and an anchor are left alone."""
     lessons, student = ROOT / "notebooks", ROOT / "build" / "student"
-    text = ("[ex](../exercises/01_the_desk.ipynb#task-1) · [next](02_sliding_window_failure.ipynb) · "
-            "[web](https://example.org/a.md) · [here](#the-desk) · <img src=\"../slides/figures/sawtooth.png\">")
+    text = (
+        "[ex](../exercises/01_the_desk.ipynb#task-1) · [next](02_sliding_window_failure.ipynb) · "
+        '[web](https://example.org/a.md) · [here](#the-desk) · <img src="../slides/figures/sawtooth.png">'
+    )
     moved = build_views.relink(text, lessons, student, {"02_sliding_window_failure.ipynb"})
-    assert moved == ("[ex](../../exercises/01_the_desk.ipynb#task-1) · [next](02_sliding_window_failure.ipynb) · "
-                     "[web](https://example.org/a.md) · [here](#the-desk) · "
-                     "<img src=\"../../slides/figures/sawtooth.png\">")
+    assert moved == (
+        "[ex](../../exercises/01_the_desk.ipynb#task-1) · [next](02_sliding_window_failure.ipynb) · "
+        "[web](https://example.org/a.md) · [here](#the-desk) · "
+        '<img src="../../slides/figures/sawtooth.png">'
+    )
 
 
 def test_a_link_to_nothing_is_left_as_it_was_so_the_check_below_finds_it():
@@ -63,14 +67,24 @@ def test_every_fenced_block_becomes_a_pre_that_does_not_wrap_and_keeps_its_text(
     done = build_views.no_wrap_code(page)
     assert "```" not in done and done.count("<pre ") == 2
     assert all("white-space: pre" in block for block in re.findall(r"<pre [^>]*>", done))
-    codes = [html.unescape(code) for code in re.findall(r"<code[^>]*>(.*?)</code>", done, re.DOTALL)]
+    codes = [
+        html.unescape(code) for code in re.findall(r"<code[^>]*>(.*?)</code>", done, re.DOTALL)
+    ]
     assert codes == ["if a < b and c-d:\n    print('x & y')", "out"]
     assert "text `inline` here" in done
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="`\r"),
-                        max_size=60), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="`\r"),
+            max_size=60,
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_any_code_survives_the_change_exactly(lines):
     code = "\n".join(lines).rstrip("\n")
     done = build_views.no_wrap_code(f"before\n\n```python\n{code}\n```\n\nafter\n")
@@ -81,5 +95,10 @@ def test_any_code_survives_the_change_exactly(lines):
 
 def test_lesson_code_lines_are_the_ones_the_browser_test_renders():
     """The browser test renders every code line of the lessons; make sure there is something to render."""
-    code = [c.source for p in LESSONS for c in nbformat.read(Path(p), as_version=4).cells if c.cell_type == "code"]
+    code = [
+        c.source
+        for p in LESSONS
+        for c in nbformat.read(Path(p), as_version=4).cells
+        if c.cell_type == "code"
+    ]
     assert sum(len(source.splitlines()) for source in code) > 50

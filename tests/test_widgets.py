@@ -20,9 +20,18 @@ from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.tokens import Meter
 from stage.offline import DeskModel
-from stage.widgets import (ZONES, Dashboard, Picture, draw_desk, live_plot, plot_tokens, summary_text,
-                           threshold_tokens, visibility_lines, where_on_desk)
-
+from stage.widgets import (
+    ZONES,
+    Dashboard,
+    Picture,
+    draw_desk,
+    live_plot,
+    plot_tokens,
+    summary_text,
+    threshold_tokens,
+    visibility_lines,
+    where_on_desk,
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +42,10 @@ def runs():
     task, meter, made = file_reading_task(), Meter(), {}
     for name, strategy in STRATEGIES.items():
         model = DeskModel(window=5000, meter=meter)
-        made[name] = (run_agent(task.request, model, context=strategy(), max_laps=80, meter=meter), model)
+        made[name] = (
+            run_agent(task.request, model, context=strategy(), max_laps=80, meter=meter),
+            model,
+        )
     return made
 
 
@@ -65,12 +77,15 @@ def message_blocks(ax):
 
 # ---- the token plot -------------------------------------------------------------------------------
 
+
 def test_plot_tokens_draws_raw_and_assembled_lines_window_threshold_and_compactions(runs):
     run, model = runs["three-zone compaction"]
     threshold = threshold_tokens(ThreeZoneCompaction(), model)
     ax = plot_tokens({"three-zone": run.laps}, threshold=threshold, ax=axes())
     assert list(line(ax, "raw history").get_ydata()) == [lap.raw_tokens for lap in run.laps]
-    assert list(line(ax, "assembled (sent)").get_ydata()) == [lap.assembled_tokens for lap in run.laps]
+    assert list(line(ax, "assembled (sent)").get_ydata()) == [
+        lap.assembled_tokens for lap in run.laps
+    ]
     assert list(line(ax, "assembled (sent)").get_xdata()) == [lap.number for lap in run.laps]
     assert list(line(ax, "window (5,000)").get_ydata()) == [5000, 5000]
     assert threshold == int((5000 - 512) * 0.75)
@@ -93,9 +108,14 @@ def test_a_full_history_overflow_is_a_red_x_named_overflow(runs):
     assert "overflow" in [t.get_text() for t in ax.get_legend().get_texts()]
 
 
-@pytest.mark.parametrize("name, kind, label", [("sliding window", "drop", "dropped oldest"),
-                                               ("running summary", "fold", "folded"),
-                                               ("clear tool results", "clear", "cleared results")])
+@pytest.mark.parametrize(
+    "name, kind, label",
+    [
+        ("sliding window", "drop", "dropped oldest"),
+        ("running summary", "fold", "folded"),
+        ("clear tool results", "clear", "cleared results"),
+    ],
+)
 def test_each_kind_of_event_gets_its_marker(runs, name, kind, label):
     run, _ = runs[name]
     ax = plot_tokens(run.laps, ax=axes())
@@ -103,7 +123,9 @@ def test_each_kind_of_event_gets_its_marker(runs, name, kind, label):
 
 
 def test_several_runs_share_one_plot(runs):
-    ax = plot_tokens({name: runs[name][0].laps for name in ("sliding window", "running summary")}, ax=axes())
+    ax = plot_tokens(
+        {name: runs[name][0].laps for name in ("sliding window", "running summary")}, ax=axes()
+    )
     labels = [each.get_label() for each in ax.lines]
     for name in ("sliding window", "running summary"):
         assert f"raw history — {name}" in labels and f"assembled (sent) — {name}" in labels
@@ -117,6 +139,7 @@ def test_a_threshold_given_as_a_fraction_is_refused_with_a_hint(runs):
 
 # ---- the desk view --------------------------------------------------------------------------------
 
+
 def test_worked_example_desk_blocks():
     """Three messages counted with the chars/4 meter, each count + 4 of overhead:
 
@@ -124,10 +147,24 @@ def test_worked_example_desk_blocks():
     The lap sent 50 tokens in all, so system + tools take 50 - (6 + 8 + 6) = 30, drawn first in grey.
     The blocks then start at 30, 36 and 44, are 6, 8 and 6 wide, and take their zones' colours.
     """
-    sent = [user("abcdefgh"), assistant([{"type": "text", "text": "abcdefghijklmnop"}]), user("Never x.")]
-    lap = Lap(3, raw_tokens=80, assembled_tokens=50, sent=sent, zones=["head", "summary", "tail"], window=100)
+    sent = [
+        user("abcdefgh"),
+        assistant([{"type": "text", "text": "abcdefghijklmnop"}]),
+        user("Never x."),
+    ]
+    lap = Lap(
+        3,
+        raw_tokens=80,
+        assembled_tokens=50,
+        sent=sent,
+        zones=["head", "summary", "tail"],
+        window=100,
+    )
     ax = draw_desk(lap, rule="never X.", request="something else", ax=axes(), meter=Meter("chars4"))
-    looks = [(to_rgba(ZONES[zone].colour), ZONES[zone].hatch or None) for zone in ("head", "summary", "tail")]
+    looks = [
+        (to_rgba(ZONES[zone].colour), ZONES[zone].hatch or None)
+        for zone in ("head", "summary", "tail")
+    ]
     assert message_blocks(ax) == [(30, 6, *looks[0]), (36, 8, *looks[1]), (44, 6, *looks[2])]
     assert [(grey.get_x(), grey.get_width()) for grey in ax.patches] == [(0, 30)]
     words = [t.get_text() for t in ax.texts]
@@ -144,7 +181,9 @@ def test_desk_has_one_block_per_message_sent_as_wide_as_its_tokens(runs, name):
         assert len(blocks) == len(lap.sent)
         assert [width for _, width, _, _ in blocks] == [model.meter.count(m) for m in lap.sent]
         looks = [(to_rgba(ZONES[zone].colour), ZONES[zone].hatch or None) for zone in lap.zones]
-        assert [(colour, hatch) for _, _, colour, hatch in blocks] == looks, "each block looks like its zone"
+        assert [(colour, hatch) for _, _, colour, hatch in blocks] == looks, (
+            "each block looks like its zone"
+        )
         edge = [each for each in ax.lines if list(each.get_xdata()) == [lap.window, lap.window]]
         assert edge, "the window is drawn as the desk's edge"
 
@@ -158,7 +197,9 @@ def test_visibility_line_says_not_visible_once_a_sliding_window_dropped_the_rule
     assert where_on_desk(first, task.rule) == "head"
     assert where_on_desk(last, task.rule) is None, "the window slid past the first message"
     rule_line, request_line = visibility_lines(last, task.rule, task.request)
-    assert rule_line.startswith('✗ Rule "Never touch production') and rule_line.endswith("not visible")
+    assert rule_line.startswith('✗ Rule "Never touch production') and rule_line.endswith(
+        "not visible"
+    )
     assert request_line.startswith("✗ Request") and request_line.endswith("not visible")
     ax = draw_desk(last, rule=task.rule, request=task.request, ax=axes(), meter=model.meter)
     assert rule_line in [t.get_text() for t in ax.texts]
@@ -176,6 +217,7 @@ def test_summary_panel_shows_the_summary_or_none_yet(runs):
 
 # ---- the picture -----------------------------------------------------------------------------------
 
+
 def test_picture_draws_its_background_once_per_run_and_each_lap_differs(runs, monkeypatch):
     run, model = runs["three-zone compaction"]
     picture = Picture(threshold=3366, meter=model.meter, label="three-zone")
@@ -189,6 +231,7 @@ def test_picture_draws_its_background_once_per_run_and_each_lap_differs(runs, mo
 
 
 # ---- the dashboard ---------------------------------------------------------------------------------
+
 
 def all_widgets(widget):
     yield widget
@@ -252,7 +295,7 @@ def test_pause_stops_an_animation_playing_on_an_event_loop():
     dashboard = Dashboard(delay=0.001)
 
     async def press_play_then_pause():
-        dashboard.play()                      # inside a running loop (as in a kernel): animates as a task
+        dashboard.play()  # inside a running loop (as in a kernel): animates as a task
         assert dashboard.playing
         for _ in range(3):
             await asyncio.sleep(0)
@@ -280,8 +323,7 @@ def test_live_plot_redraws_for_each_lap_and_passes_it_on(capsys):
     assert live.laps == run.laps == seen
 
 
-
-@pytest.mark.integration      # a notebook in a kernel
+@pytest.mark.integration  # a notebook in a kernel
 def test_show_dashboard_leaves_an_image_when_a_notebook_runs_headless(tmp_path):
     """nbclient runs no widget frontend: the dashboard's PNG fallback must land in the cell's outputs."""
     from nbclient import NotebookClient
@@ -289,8 +331,12 @@ def test_show_dashboard_leaves_an_image_when_a_notebook_runs_headless(tmp_path):
     notebook = nbformat.v4.new_notebook()
     code = "from stage.widgets import show_dashboard\nshow_dashboard()"
     notebook.cells = [nbformat.v4.new_code_cell(code)]
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
     client.execute()
     outputs = notebook.cells[0].outputs
     assert [o.output_type for o in outputs] == ["display_data"]

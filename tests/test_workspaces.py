@@ -22,11 +22,16 @@ from stage.offline import DeskModel
 from stage.tasks import workspace_task
 
 ROOT = Path(__file__).resolve().parent.parent
-WORKSPACES = [ROOT / "workspaces" / "ledgerly", ROOT / "workspaces" / "greenhouse", ROOT / "workspaces" / "library"]
+WORKSPACES = [
+    ROOT / "workspaces" / "ledgerly",
+    ROOT / "workspaces" / "greenhouse",
+    ROOT / "workspaces" / "library",
+]
 
 
 def spec_of(folder: Path) -> dict:
     import tomllib
+
     return tomllib.loads((folder / ".task.toml").read_text())
 
 
@@ -35,7 +40,11 @@ def tables(request):
     folder = request.param
     window = 5000 if folder.name == "ledgerly" else None
     by_name = lambda rows: {r["strategy"]: r for r in rows}
-    return folder, by_name(compare(None, window, folder)), by_name(compare(3, window, folder, correct_at=2))
+    return (
+        folder,
+        by_name(compare(None, window, folder)),
+        by_name(compare(3, window, folder, correct_at=2)),
+    )
 
 
 def test_full_history_overflows(tables):
@@ -53,7 +62,10 @@ def test_the_template_and_the_running_summary_keep_the_rule(tables):
     _, now, later = tables
     for rows in (now, later):
         for name in ("three-zone, template", "running summary"):
-            assert rows[name]["rule kept"] == "yes" and rows[name]["database"] == "staging", (name, rows[name])
+            assert rows[name]["rule kept"] == "yes" and rows[name]["database"] == "staging", (
+                name,
+                rows[name],
+            )
 
 
 def test_the_vague_prompt_loses_a_rule_said_mid_task(tables):
@@ -72,8 +84,10 @@ def test_the_template_and_the_running_summary_carry_a_correction_the_window_lose
 def test_a_file_whose_read_fell_off_the_desk_is_read_again(tables):
     folder, now, _ = tables
     if folder.name == "library":
-        pytest.skip("library's cause carries its own repair: the agent acts the moment it reads it, so nothing "
-                    "it needs falls off first (a known limit, see README)")
+        pytest.skip(
+            "library's cause carries its own repair: the agent acts the moment it reads it, so nothing "
+            "it needs falls off first (a known limit, see README)"
+        )
     assert now["sliding window"]["re-reads"] > 0
 
 
@@ -82,8 +96,13 @@ def test_claude_md_in_session_two_carries_the_rule_and_saves_reading(folder):
     request = spec_of(folder)["request"]
     memory = load_memory(user=None, project=folder / "CLAUDE.md", local=None)
     blank = run_agent(request, DeskModel(window=60000), tools=Toolbox(folder), max_laps=60)
-    primed = run_agent(request, DeskModel(window=60000), tools=Toolbox(folder), system=system_prompt(memory),
-                       max_laps=60)
+    primed = run_agent(
+        request,
+        DeskModel(window=60000),
+        tools=Toolbox(folder),
+        system=system_prompt(memory),
+        max_laps=60,
+    )
     assert blank.database_target == "production" and primed.database_target == "staging"
     assert len(primed.files_read) < len(blank.files_read)
 
@@ -92,8 +111,14 @@ def test_claude_md_in_session_two_carries_the_rule_and_saves_reading(folder):
 def test_a_correction_wins_while_it_is_on_the_desk(folder):
     spec = spec_of(folder)
     task = workspace_task(folder)
-    run = run_agent(task.request, DeskModel(window=60000), tools=Toolbox(folder), context=FullHistory(),
-                    remarks={2: spec["correction"]}, max_laps=60)
+    run = run_agent(
+        task.request,
+        DeskModel(window=60000),
+        tools=Toolbox(folder),
+        context=FullHistory(),
+        remarks={2: spec["correction"]},
+        max_laps=60,
+    )
     assert run.toolbox.sql_log[-1]["statement"] == spec["corrected_statement"]
     plain = run_agent(task.request, DeskModel(window=60000), tools=Toolbox(folder), max_laps=60)
     assert plain.toolbox.sql_log[-1]["statement"] == spec["statement"]
@@ -105,21 +130,35 @@ def test_the_template_carries_a_correction_and_a_vague_summary_drops_it():
     runs = {}
     for name, prompt in (("template", None), ("naive", NAIVE_PROMPT)):
         strategy = ThreeZoneCompaction(prompt=prompt) if prompt else ThreeZoneCompaction()
-        runs[name] = run_agent(task.request, DeskModel(window=5000), tools=Toolbox(folder), context=strategy,
-                               remarks={2: spec["correction"]}, max_laps=80)
+        runs[name] = run_agent(
+            task.request,
+            DeskModel(window=5000),
+            tools=Toolbox(folder),
+            context=strategy,
+            remarks={2: spec["correction"]},
+            max_laps=80,
+        )
     assert runs["template"].toolbox.sql_log[-1]["statement"] == spec["corrected_statement"]
     summaries = [lap.summary for lap in runs["template"].laps if lap.kind == "compact"]
     assert summaries and "accounts" in summaries[-1]
-    assert runs["naive"].toolbox.sql_log[-1]["statement"] == spec["statement"]      # the stale name came back
+    assert (
+        runs["naive"].toolbox.sql_log[-1]["statement"] == spec["statement"]
+    )  # the stale name came back
 
 
 @pytest.mark.parametrize("seed", range(0, 40))
 def test_random_workspaces_get_the_fix_and_obey_the_rule(seed):
     with tempfile.TemporaryDirectory() as scratch:
         spec = make_workspace(Path(scratch), seed)
-        ruled = run_agent(f"{spec['request']} {spec['rule']}", DeskModel(window=60000), tools=Toolbox(scratch),
-                          max_laps=60)
-        free = run_agent(spec["request"], DeskModel(window=60000), tools=Toolbox(scratch), max_laps=60)
+        ruled = run_agent(
+            f"{spec['request']} {spec['rule']}",
+            DeskModel(window=60000),
+            tools=Toolbox(scratch),
+            max_laps=60,
+        )
+        free = run_agent(
+            spec["request"], DeskModel(window=60000), tools=Toolbox(scratch), max_laps=60
+        )
     assert ruled.stopped == free.stopped == "answered"
     assert ruled.database_target == "staging" and free.database_target == "production"
     assert ruled.toolbox.sql_log[-1]["statement"] == spec["statement"], spec["fix_kind"]
@@ -134,6 +173,12 @@ def test_on_random_workspaces_the_summaries_keep_a_rule_the_vague_prompt_loses()
             make_workspace(Path(scratch), seed)
             rows = {r["strategy"]: r for r in compare(3, None, Path(scratch))}
         for name in ("three-zone, template", "running summary"):
-            assert rows[name]["database"] == "staging" and rows[name]["rule kept"] == "yes", (seed, name, rows[name])
+            assert rows[name]["database"] == "staging" and rows[name]["rule kept"] == "yes", (
+                seed,
+                name,
+                rows[name],
+            )
         vague_lost += rows["three-zone, naive prompt"]["rule kept"] == "no"
-    assert vague_lost >= 0.9 * runs, f"the vague prompt lost the rule on only {vague_lost} of {runs} workspaces"
+    assert vague_lost >= 0.9 * runs, (
+        f"the vague prompt lost the rule on only {vague_lost} of {runs} workspaces"
+    )

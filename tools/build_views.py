@@ -28,7 +28,7 @@ from tools.executed import executed, text_of_outputs
 from tools.lessons import LESSONS, ROOT, SLIDES, Lesson, heading, tags
 
 BUILD = ROOT / "build"
-OUTPUT_LINES = 12              # expected output shown per cell; longer outputs are cut, with a note
+OUTPUT_LINES = 12  # expected output shown per cell; longer outputs are cut, with a note
 
 
 def clock(start: str, seconds: float) -> str:
@@ -52,7 +52,7 @@ def sections_of(cells: list) -> list[tuple[str, list]]:
 
 def finished_piece(cells: list, index: int) -> str:
     """The finished version of a build cell: the code of the ``piece`` reveal right after it."""
-    reveal = next((c for c in cells[index + 1:index + 3] if "piece" in tags(c)), None)
+    reveal = next((c for c in cells[index + 1 : index + 3] if "piece" in tags(c)), None)
     return rehearsal.piece_code(reveal.source).rstrip() if reveal is not None else ""
 
 
@@ -63,7 +63,10 @@ def slide_map(lesson: Lesson) -> list[tuple[int, str, str]]:
         return []
     rows, number = [], 0
     for cell in nbformat.read(deck, as_version=4).cells:
-        if cell.get("metadata", {}).get("slideshow", {}).get("slide_type") not in ("slide", "subslide"):
+        if cell.get("metadata", {}).get("slideshow", {}).get("slide_type") not in (
+            "slide",
+            "subslide",
+        ):
             continue
         number += 1
         first = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
@@ -85,21 +88,33 @@ def expected(lesson: Lesson, number: int, cell, folder: Path) -> list[str]:
     lines = []
     if text:
         shown = text.splitlines()
-        cut = shown[:OUTPUT_LINES] + ([f"... ({len(shown) - OUTPUT_LINES} more lines)"] if len(shown) > OUTPUT_LINES else [])
+        cut = shown[:OUTPUT_LINES] + (
+            [f"... ({len(shown) - OUTPUT_LINES} more lines)"] if len(shown) > OUTPUT_LINES else []
+        )
         lines += ["```text", *cut, "```"]
-    lines += [_figure(lesson, number, o, folder) for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+    lines += [
+        _figure(lesson, number, o, folder)
+        for o in cell.get("outputs", [])
+        if "image/png" in o.get("data", {})
+    ]
     return lines or ["(no output)"]
 
 
 RECOVERY = {
     "setup": "A line that does not start with `ok` names what is missing: `make lab` again, or carry on offline.",
-    "build": ("Still raising `NotImplementedError` when you run on? Nothing breaks: the next cell says it uses the "
-              "harness's own piece. Say so, and type the finished piece below after class."),
-    "verdict": ("A run that stops with *a piece the class wrote failed* names the piece's mistake: fix it and run "
-                "the build cell and this one again, or empty the build cell's body to fall back to the harness."),
+    "build": (
+        "Still raising `NotImplementedError` when you run on? Nothing breaks: the next cell says it uses the "
+        "harness's own piece. Say so, and type the finished piece below after class."
+    ),
+    "verdict": (
+        "A run that stops with *a piece the class wrote failed* names the piece's mistake: fix it and run "
+        "the build cell and this one again, or empty the build cell's body to fall back to the harness."
+    ),
 }
-ANY_CELL = ("**When any cell fails:** Kernel → Restart, run the setup cell, then the section again: every section runs "
-            "after setup on its own. With a key set and a strange answer: unset `ANTHROPIC_API_KEY` and restart.")
+ANY_CELL = (
+    "**When any cell fails:** Kernel → Restart, run the setup cell, then the section again: every section runs "
+    "after setup on its own. With a key set and a strange answer: unset `ANTHROPIC_API_KEY` and restart."
+)
 
 
 def recovery(cell) -> list[str]:
@@ -108,27 +123,50 @@ def recovery(cell) -> list[str]:
     return [f"*If it fails:* {found[0]}", ""] if found else []
 
 
-def walkthrough(lesson: Lesson, cells: list, ran: dict, folder: Path, start: str, elapsed: float) -> tuple[list, float]:
+def walkthrough(
+    lesson: Lesson, cells: list, ran: dict, folder: Path, start: str, elapsed: float
+) -> tuple[list, float]:
     """Per section: its clock time, what to say, what to type, the expected output, what to do if it fails."""
     lines, numbers = [], {id(c): i for i, c in enumerate(lesson.cells, start=1)}
     for title, part in sections_of(cells):
         seconds = rehearsal.estimate_cells(part, ran).total
-        lines += [f"### {clock(start, elapsed)} · {lesson.name} · {title} ({rehearsal.minutes(seconds)})", ""]
+        lines += [
+            f"### {clock(start, elapsed)} · {lesson.name} · {title} ({rehearsal.minutes(seconds)})",
+            "",
+        ]
         elapsed += seconds
         for index, cell in enumerate(part):
             number = numbers.get(id(cell), 0)
             if "instructor" in tags(cell):
-                lines += ["> " + cell.source.replace("**Instructor note** — ", "").lstrip("> ").replace("\n", "\n"), ""]
+                lines += [
+                    "> "
+                    + cell.source.replace("**Instructor note** — ", "")
+                    .lstrip("> ")
+                    .replace("\n", "\n"),
+                    "",
+                ]
             elif "checkpoint" in tags(cell):
                 lines += [f"**Ask (cell {number}):** {lesson.checkpoint_question}", ""]
             elif cell.cell_type == "code":
                 after = ran.get(cell.get("id"), cell)
                 if "build" in tags(cell):
-                    lines += [f"**Cell {number}, the build: the room writes it; one finished version:**", "",
-                              "```python", finished_piece(part, index), "```", ""]
+                    lines += [
+                        f"**Cell {number}, the build: the room writes it; one finished version:**",
+                        "",
+                        "```python",
+                        finished_piece(part, index),
+                        "```",
+                        "",
+                    ]
                 elif "typed" in tags(cell):
-                    lines += [f"**Cell {number}, typed from what the room dictates (this is the example):**", "",
-                              "```python", cell.source.rstrip(), "```", ""]
+                    lines += [
+                        f"**Cell {number}, typed from what the room dictates (this is the example):**",
+                        "",
+                        "```python",
+                        cell.source.rstrip(),
+                        "```",
+                        "",
+                    ]
                 else:
                     lines += [f"**Cell {number}:** run it. Expected:", ""]
                 lines += expected(lesson, number, after, folder) + [""] + recovery(cell)
@@ -143,10 +181,18 @@ def checkpoint_part(lesson: Lesson, ran: dict) -> list[str]:
     for index in lesson.tagged("reveal"):
         cell = ran.get(lesson.cells[index].get("id"), lesson.cells[index])
         if cell.cell_type == "code":
-            lines += ["What the class has just seen (the last run):", "", "```text",
-                      *text_of_outputs(cell).rstrip().splitlines()[:OUTPUT_LINES], "```", ""]
+            lines += [
+                "What the class has just seen (the last run):",
+                "",
+                "```text",
+                *text_of_outputs(cell).rstrip().splitlines()[:OUTPUT_LINES],
+                "```",
+                "",
+            ]
     for index in lesson.tagged("answer"):
-        found = re.search(r"<summary>.*?</summary>(.*?)</details>", lesson.cells[index].source, re.DOTALL)
+        found = re.search(
+            r"<summary>.*?</summary>(.*?)</details>", lesson.cells[index].source, re.DOTALL
+        )
         if found:
             lines += ["Listen for:", "", found.group(1).strip(), ""]
     return lines
@@ -158,45 +204,74 @@ def drops(lesson: Lesson, cells: list, ran: dict, exercise_minutes: float) -> li
     lines = []
     for title, part in sections_of(cells)[1:]:
         keep = any(t in tags(c) for c in part for t in ("build", "checkpoint", "reveal", "typed"))
-        if not keep and not title.startswith(("Practise", "8:55")) and "exercise" not in title.lower():
+        if (
+            not keep
+            and not title.startswith(("Practise", "8:55"))
+            and "exercise" not in title.lower()
+        ):
             saved = rehearsal.estimate_cells(part, ran).total
             lines.append(f"- drop *{title}* ({lesson.name}): saves {rehearsal.minutes(saved)}")
     if exercise_minutes:
-        lines.append(f"- move the in-class exercise task to homework: saves {int(exercise_minutes)}:00")
+        lines.append(
+            f"- move the in-class exercise task to homework: saves {int(exercise_minutes)}:00"
+        )
     return lines
 
 
 def box_page(segment, rows, total, runs, folder: Path) -> str:
     box = rehearsal.box_minutes(segment.span) * 60
-    lines = [f"# Runbook · {segment.span}", "",
-             f"Estimate {rehearsal.minutes(total.total)} of a {rehearsal.minutes(box)} box "
-             f"({'fits' if total.total <= box else 'OVER THE BOX'}); the clock's formula is on the [index](index.md).",
-             "", "## Minute by minute", "", "| clock | lesson | part | minutes |", "| --- | --- | --- | --- |"]
+    lines = [
+        f"# Runbook · {segment.span}",
+        "",
+        f"Estimate {rehearsal.minutes(total.total)} of a {rehearsal.minutes(box)} box "
+        f"({'fits' if total.total <= box else 'OVER THE BOX'}); the clock's formula is on the [index](index.md).",
+        "",
+        "## Minute by minute",
+        "",
+        "| clock | lesson | part | minutes |",
+        "| --- | --- | --- | --- |",
+    ]
     elapsed = 0.0
     for lesson, e in rows:
         ran = rehearsal.ran_cells(lesson, runs)
         exercise = e.exercises
         for title, part in sections_of(lesson.core_part(segment.part)):
             seconds = rehearsal.estimate_cells(part, ran).total
-            if exercise and "exercise" in title.lower():      # the exercise's minutes belong to its section
+            if (
+                exercise and "exercise" in title.lower()
+            ):  # the exercise's minutes belong to its section
                 seconds, exercise = seconds + exercise, 0
-            lines.append(f"| {clock(segment.start, elapsed)} | {lesson.name} | {title} | {rehearsal.minutes(seconds)} |")
+            lines.append(
+                f"| {clock(segment.start, elapsed)} | {lesson.name} | {title} | {rehearsal.minutes(seconds)} |"
+            )
             elapsed += seconds
         if exercise:
-            lines.append(f"| {clock(segment.start, elapsed)} | {lesson.name} | the in-class exercise task | "
-                         f"{rehearsal.minutes(exercise)} |")
+            lines.append(
+                f"| {clock(segment.start, elapsed)} | {lesson.name} | the in-class exercise task | "
+                f"{rehearsal.minutes(exercise)} |"
+            )
             elapsed += exercise
     lines += [f"| {clock(segment.start, elapsed)} | | end of the box | |", ""]
     for lesson, e in rows:
         ran = rehearsal.ran_cells(lesson, runs)
         cells = lesson.core_part(segment.part)
         slides = [r for r in slide_map(lesson) if segment.part != "knot" or r[2].startswith("8:55")]
-        lines += [f"## {lesson.name}", "", "#### Slides ↔ cells", "", "| slide | on the slide | with the lesson's |",
-                  "| --- | --- | --- |"]
-        lines += [f"| {n} | {title} | {section or 'opening'} |" for n, title, section in slides] or ["| | no deck | |"]
+        lines += [
+            f"## {lesson.name}",
+            "",
+            "#### Slides ↔ cells",
+            "",
+            "| slide | on the slide | with the lesson's |",
+            "| --- | --- | --- |",
+        ]
+        lines += [
+            f"| {n} | {title} | {section or 'opening'} |" for n, title, section in slides
+        ] or ["| | no deck | |"]
         lines += [""] + checkpoint_part(lesson, ran)
-        lines += ["#### If the class runs late", ""] + (drops(lesson, cells, ran, e.exercises / 60)
-                                                       or ["- nothing to drop here: every part carries the build or the checkpoint"])
+        lines += ["#### If the class runs late", ""] + (
+            drops(lesson, cells, ran, e.exercises / 60)
+            or ["- nothing to drop here: every part carries the build or the checkpoint"]
+        )
         lines += ["", "#### Cell by cell", "", ANY_CELL, ""]
         body, _ = walkthrough(lesson, cells, ran, folder, segment.start, 0.0)
         lines += body
@@ -205,11 +280,24 @@ def box_page(segment, rows, total, runs, folder: Path) -> str:
 
 def index_page(pages: list[Path]) -> str:
     text, fits = rehearsal.report(executed())
-    return "\n".join(["# Runbook · the 7:00–9:00 morning", "",
-                      *[f"- [{p.stem}]({p.name})" for p in pages], "",
-                      "## The clock", "", "```text", text, "```", "",
-                      "How it is counted (`tools/rehearsal.py`):", "",
-                      rehearsal.__doc__.split("The formula,", 1)[1].split("\n", 1)[1].strip(), ""])
+    return "\n".join(
+        [
+            "# Runbook · the 7:00–9:00 morning",
+            "",
+            *[f"- [{p.stem}]({p.name})" for p in pages],
+            "",
+            "## The clock",
+            "",
+            "```text",
+            text,
+            "```",
+            "",
+            "How it is counted (`tools/rehearsal.py`):",
+            "",
+            rehearsal.__doc__.split("The formula,", 1)[1].split("\n", 1)[1].strip(),
+            "",
+        ]
+    )
 
 
 def build_runbook() -> list[Path]:
@@ -220,8 +308,13 @@ def build_runbook() -> list[Path]:
     for segment, rows, total in rehearsal.segments(runs):
         hours, minutes = segment.start.split(":")
         lessons = "-".join(lesson.name[:2] for lesson, _ in rows)
-        target = folder / f"{int(hours):02d}{minutes}_{lessons}{'_knot' if segment.part == 'knot' else ''}.md"
-        target.write_text(no_wrap_code(box_page(segment, rows, total, runs, folder)), encoding="utf-8")
+        target = (
+            folder
+            / f"{int(hours):02d}{minutes}_{lessons}{'_knot' if segment.part == 'knot' else ''}.md"
+        )
+        target.write_text(
+            no_wrap_code(box_page(segment, rows, total, runs, folder)), encoding="utf-8"
+        )
         written.append(target)
     index = folder / "index.md"
     index.write_text(index_page(written), encoding="utf-8")
@@ -276,8 +369,12 @@ def no_wrap_code(markdown: str) -> str:
     blocks, so the rule goes on each block. Other Markdown viewers show the same block unwrapped.
     Example: "```python\nx = a-b\n```" -> '<pre data-lang="python" style="white-space: pre; …"><code …>x = a-b</code></pre>'
     """
+
     def block(found: re.Match) -> str:
-        language, code = found.group(1).strip(), html.escape(found.group(2).rstrip("\n"), quote=False)
+        language, code = (
+            found.group(1).strip(),
+            html.escape(found.group(2).rstrip("\n"), quote=False),
+        )
         return f'<pre data-lang="{language}" style="{NO_WRAP}"><code style="white-space: pre">{code}</code></pre>'
 
     return FENCE.sub(block, markdown)
@@ -297,15 +394,20 @@ def relink(markdown: str, source: Path, target: Path, copied: set[str]) -> str:
     Example: relink("[the exercise](../exercises/01_the_desk.ipynb)", notebooks/, build/student/, {...})
     -> "[the exercise](../../exercises/01_the_desk.ipynb)"
     """
+
     def moved(found: re.Match) -> str:
-        before, link = (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
+        before, link = (
+            (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
+        )
         path, hash_, anchor = link.partition("#")
         if not path or re.match(r"^[a-z]+:", path) or path.startswith("/") or path in copied:
             return found.group(0)
         original = (source / path).resolve()
         if not original.exists():
             return found.group(0)
-        return before + Path(os.path.relpath(original, target.resolve())).as_posix() + hash_ + anchor
+        return (
+            before + Path(os.path.relpath(original, target.resolve())).as_posix() + hash_ + anchor
+        )
 
     return LINK.sub(moved, markdown)
 

@@ -40,18 +40,28 @@ def fingerprint(path: Path) -> str:
 
 def _clean_env() -> dict:
     """A student's environment without a key: the offline model, whatever the shell has set."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_") and k != "CONTEXT_DESK_MODEL"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ANTHROPIC_") and k != "CONTEXT_DESK_MODEL"
+    }
     env["PYTHONWARNINGS"] = "ignore"
     return env
 
 
 async def _run(path: Path, notebook) -> None:
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     await client.async_execute(env=_clean_env())
 
 
-def executed(paths: list[Path] | None = None, fresh: bool = False) -> dict[str, nbformat.NotebookNode]:
+def executed(
+    paths: list[Path] | None = None, fresh: bool = False
+) -> dict[str, nbformat.NotebookNode]:
     """{lesson name: the notebook with its outputs}, running only the lessons whose fingerprint changed."""
     paths = list(paths or LESSONS)
     FOLDER.mkdir(parents=True, exist_ok=True)
@@ -67,7 +77,9 @@ def executed(paths: list[Path] | None = None, fresh: bool = False) -> dict[str, 
         return await asyncio.gather(*(_run(p, b) for p, b in books.items()), return_exceptions=True)
 
     books = {p: nbformat.read(p, as_version=4) for p in stale}
-    for (path, book), error in zip(books.items(), asyncio.run(run_all(books)) if books else [], strict=True):
+    for (path, book), error in zip(
+        books.items(), asyncio.run(run_all(books)) if books else [], strict=True
+    ):
         if isinstance(error, BaseException):
             raise RuntimeError(f"{path.name} did not run to its end: {error}") from error
         nbformat.write(book, FOLDER / path.name)
@@ -82,7 +94,10 @@ def text_of_outputs(cell) -> str:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "stream":
             parts.append(output.get("text", ""))
-        elif output.get("output_type") in ("execute_result", "display_data") and "image/png" not in output["data"]:
+        elif (
+            output.get("output_type") in ("execute_result", "display_data")
+            and "image/png" not in output["data"]
+        ):
             parts.append(str(output["data"].get("text/plain", "")))
         elif output.get("output_type") == "error":
             parts.append(f"{output.get('ename')}: {output.get('evalue')}")

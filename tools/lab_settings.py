@@ -58,10 +58,12 @@ KERNEL_CONFIG = {"IPKernelApp": {"kernel_class": "stage.kernel.LessonKernel"}}
 def files(prefix: Path) -> dict[Path, dict]:
     """Where each piece goes under ``prefix`` (the environment's ``sys.prefix``), and what it holds."""
     prefix = Path(prefix)
-    return {prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json": OVERRIDES,
-            prefix / "etc" / "jupyter" / "labconfig" / "page_config.json": PAGE_CONFIG,
-            prefix / "etc" / "jupyter" / "jupyter_rise_config.json": RISE_CONFIG,
-            prefix / "etc" / "ipython" / "ipython_kernel_config.json": KERNEL_CONFIG}
+    return {
+        prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json": OVERRIDES,
+        prefix / "etc" / "jupyter" / "labconfig" / "page_config.json": PAGE_CONFIG,
+        prefix / "etc" / "jupyter" / "jupyter_rise_config.json": RISE_CONFIG,
+        prefix / "etc" / "ipython" / "ipython_kernel_config.json": KERNEL_CONFIG,
+    }
 
 
 def write_settings(prefix: Path) -> list[Path]:
@@ -81,12 +83,16 @@ def merge_into(path: Path, values: dict) -> Path:
             settings = json.loads(path.read_text(encoding="utf-8") or "{}")
         except json.JSONDecodeError as err:
             # Refuse rather than overwrite a file someone wrote by hand.
-            raise SystemExit(f"{path} is not valid JSON ({err}); fix or delete it, then rerun.") from err
+            raise SystemExit(
+                f"{path} is not valid JSON ({err}); fix or delete it, then rerun."
+            ) from err
         if not isinstance(settings, dict):
             raise SystemExit(f"{path} must hold a JSON object; fix or delete it, then rerun.")
     for key, value in values.items():
         mine = settings.get(key)
-        settings[key] = {**mine, **value} if isinstance(mine, dict) and isinstance(value, dict) else value
+        settings[key] = (
+            {**mine, **value} if isinstance(mine, dict) and isinstance(value, dict) else value
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return path

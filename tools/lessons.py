@@ -30,7 +30,7 @@ NOTEBOOKS = ROOT / "notebooks"
 SLIDES = ROOT / "slides"
 LESSONS = sorted(p for p in NOTEBOOKS.glob("0[1-5]_*.ipynb"))
 
-KNOT = "Tie the knot"       # the title of 05's last core section: the 8:55–9:00 box
+KNOT = "Tie the knot"  # the title of 05's last core section: the 8:55–9:00 box
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class Section:
 class Lesson:
     path: Path
     cells: list
-    preamble: list            # the cells before the first ## heading (title, setup cell, notes)
+    preamble: list  # the cells before the first ## heading (title, setup cell, notes)
     sections: list[Section]
 
     @property

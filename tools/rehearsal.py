@@ -127,12 +127,21 @@ def estimate_cells(cells: list, ran: dict | None = None) -> Estimate:
         if "setup" not in cell_tags:
             e.code += CODE_LINE_SECONDS * shown_lines(cell.source)
         if "typed" in cell_tags:
-            e.typing += sum(len(line.strip()) for line in cell.source.splitlines()
-                            if line.strip() and not line.strip().startswith(("#", "print("))) / TYPING_CHARS_PER_SECOND
+            e.typing += (
+                sum(
+                    len(line.strip())
+                    for line in cell.source.splitlines()
+                    if line.strip() and not line.strip().startswith(("#", "print("))
+                )
+                / TYPING_CHARS_PER_SECOND
+            )
         if "build" in cell_tags:
-            reveal = next((c for c in cells[i + 1:i + 3] if "piece" in tags(c)), None)
+            reveal = next((c for c in cells[i + 1 : i + 3] if "piece" in tags(c)), None)
             if reveal is not None:
-                e.typing += typed_characters(cell.source, piece_code(reveal.source)) / TYPING_CHARS_PER_SECOND
+                e.typing += (
+                    typed_characters(cell.source, piece_code(reveal.source))
+                    / TYPING_CHARS_PER_SECOND
+                )
         after = ran.get(cell.get("id"), cell)
         printed = text_of_outputs(after).strip()
         e.runs += RUN_SECONDS + OUTPUT_LINE_SECONDS * (len(printed.splitlines()) if printed else 0)
@@ -196,39 +205,56 @@ def minutes(seconds: float) -> str:
 
 
 def paces() -> str:
-    return (f"paces: {WORDS_PER_MINUTE} words/min spoken, {NOTE_SECONDS} s per instructor note, "
-            f"{CODE_LINE_SECONDS} s per line of code shown, {TYPING_CHARS_PER_SECOND:g} typed chars/s, "
-            f"{RUN_SECONDS} s per cell run + {OUTPUT_LINE_SECONDS:g} s per printed line + {FIGURE_SECONDS} s "
-            f"per picture, {CHECKPOINT_SECONDS} s per checkpoint plus its answer, in-class exercise minutes")
+    return (
+        f"paces: {WORDS_PER_MINUTE} words/min spoken, {NOTE_SECONDS} s per instructor note, "
+        f"{CODE_LINE_SECONDS} s per line of code shown, {TYPING_CHARS_PER_SECOND:g} typed chars/s, "
+        f"{RUN_SECONDS} s per cell run + {OUTPUT_LINE_SECONDS:g} s per printed line + {FIGURE_SECONDS} s "
+        f"per picture, {CHECKPOINT_SECONDS} s per checkpoint plus its answer, in-class exercise minutes"
+    )
 
 
 def report(runs: dict | None = None) -> tuple[str, bool]:
     """The printed table, and whether every box fits and the morning is at most two hours."""
     columns = ("speak", "notes", "code", "type", "runs", "chkpt", "exer")
-    lines = [paces(), "", f"{'box':<10} {'lesson':<28} " + " ".join(f"{c:>6}" for c in columns)
-             + f" {'total':>6}"]
+    lines = [
+        paces(),
+        "",
+        f"{'box':<10} {'lesson':<28} " + " ".join(f"{c:>6}" for c in columns) + f" {'total':>6}",
+    ]
     fits, morning = True, 0.0
     for segment, rows, total in segments(runs):
         for lesson, e in rows:
             part = {"before-knot": " (to the knot)", "knot": " (the knot)"}.get(segment.part, "")
-            lines.append(f"{segment.span:<10} {(lesson.name[:28 - len(part)] + part):<28} " + " ".join(
-                f"{minutes(getattr(e, f.name)):>6}" for f in fields(e)) + f" {minutes(e.total):>6}")
+            lines.append(
+                f"{segment.span:<10} {(lesson.name[: 28 - len(part)] + part):<28} "
+                + " ".join(f"{minutes(getattr(e, f.name)):>6}" for f in fields(e))
+                + f" {minutes(e.total):>6}"
+            )
         box = box_minutes(segment.span) * 60
         ok = total.total <= box
         fits &= ok
         morning += total.total
-        lines.append(f"{segment.start:<10} {'box total':<28} {'':>48} {minutes(total.total):>6}  of "
-                     f"{minutes(box)}  " + ("fits" if ok else "OVER THE BOX"))
+        lines.append(
+            f"{segment.start:<10} {'box total':<28} {'':>48} {minutes(total.total):>6}  of "
+            f"{minutes(box)}  " + ("fits" if ok else "OVER THE BOX")
+        )
     within = morning <= CLASS_MINUTES * 60
-    lines += ["", f"the morning: {minutes(morning)} of {CLASS_MINUTES}:00 "
-              + ("(fits)" if within else "(OVER TWO HOURS)")]
+    lines += [
+        "",
+        f"the morning: {minutes(morning)} of {CLASS_MINUTES}:00 "
+        + ("(fits)" if within else "(OVER TWO HOURS)"),
+    ]
     return "\n".join(lines), fits and within
 
 
 def main() -> int:
     text, fits = report()
     print(text)
-    print("\nevery box fits, and the morning fits two hours" if fits else "\nat least one box is over its time")
+    print(
+        "\nevery box fits, and the morning fits two hours"
+        if fits
+        else "\nat least one box is over its time"
+    )
     return 0 if fits else 1
 
 
@@ -248,15 +274,32 @@ def note_times(runs: dict | None = None) -> list[tuple[str, str, str]]:
         start_h, start_m = map(int, segment.start.split(":"))
         elapsed = 0.0
         for lesson, e in rows:
-            ran, cells, exercise = ran_cells(lesson, runs), lesson.core_part(segment.part), e.exercises
+            ran, cells, exercise = (
+                ran_cells(lesson, runs),
+                lesson.core_part(segment.part),
+                e.exercises,
+            )
             for i, cell in enumerate(cells):
-                if cell.cell_type == "markdown" and exercise and "exercise" in cell.source.lower() \
-                        and cell.source.startswith("## "):
+                if (
+                    cell.cell_type == "markdown"
+                    and exercise
+                    and "exercise" in cell.source.lower()
+                    and cell.source.startswith("## ")
+                ):
                     elapsed, exercise = elapsed + exercise, 0
                 said = NOTE_TIME.search(cell.source) if "instructor" in tags(cell) else None
                 if said:
                     at = start_h * 60 + start_m + elapsed / 60
-                    found.append((lesson.name, f"{said.group(1)}:{said.group(2)}", f"{int(at // 60)}:{int(at % 60):02d}"))
-                elapsed += estimate_cells(cells[i:i + 2], ran).total - estimate_cells(cells[i + 1:i + 2], ran).total
+                    found.append(
+                        (
+                            lesson.name,
+                            f"{said.group(1)}:{said.group(2)}",
+                            f"{int(at // 60)}:{int(at % 60):02d}",
+                        )
+                    )
+                elapsed += (
+                    estimate_cells(cells[i : i + 2], ran).total
+                    - estimate_cells(cells[i + 1 : i + 2], ran).total
+                )
             elapsed += exercise
     return found

@@ -43,8 +43,10 @@ def applies(marker: str, python: Path) -> bool:
 
 
 def installed_versions(python: Path) -> dict[str, str]:
-    code = ("import importlib.metadata as m, json; "
-            "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))")
+    code = (
+        "import importlib.metadata as m, json; "
+        "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"
+    )
     done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
     return {normalize(name): version for name, version in json.loads(done.stdout).items()}
 
@@ -56,31 +58,57 @@ def normalize(name: str) -> str:
 def main() -> int:
     shutil.rmtree(PLACE, ignore_errors=True)
     print(f"A throwaway venv in {PLACE.relative_to(REPO)} with the newest versions...")
-    venv.create(PLACE / ".venv", with_pip=True)       # named .venv, so the repository's file scans skip it
+    venv.create(
+        PLACE / ".venv", with_pip=True
+    )  # named .venv, so the repository's file scans skip it
     python = PLACE / ".venv" / ("Scripts" if sys.platform == "win32" else "bin") / "python"
-    pip = [str(python), "-m", "pip", "install", "--quiet", "--upgrade", "--upgrade-strategy", "eager"]
+    pip = [
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--upgrade",
+        "--upgrade-strategy",
+        "eager",
+    ]
     subprocess.run(pip + ["pip"], check=True, cwd=REPO)
-    install = subprocess.run(pip + ["-r", "requirements.txt", "-r", "class/requirements.txt"], cwd=REPO)
+    install = subprocess.run(
+        pip + ["-r", "requirements.txt", "-r", "class/requirements.txt"], cwd=REPO
+    )
     if install.returncode != 0:
-        print("BROKEN: the newest versions cannot even be installed together (pip's message is above).")
+        print(
+            "BROKEN: the newest versions cannot even be installed together (pip's message is above)."
+        )
         return install.returncode
     subprocess.run([str(python), "tools/lab_settings.py"], check=True, cwd=REPO)
 
     locked = locked_versions(REPO / "class" / "requirements.lock", python)
     now = installed_versions(python)
-    moved = [(name, locked[name], now[name]) for name in sorted(locked) if name in now and now[name] != locked[name]]
+    moved = [
+        (name, locked[name], now[name])
+        for name in sorted(locked)
+        if name in now and now[name] != locked[name]
+    ]
     print(f"\n{len(moved)} of {len(locked)} locked packages have a newer version:")
     for name, old, new in moved:
         print(f"  {name:32} {old:>12} -> {new}")
 
     print("\nThe tests, with the newest versions:")
     # The lock test would only repeat the list above: the newest versions are not the locked ones.
-    tests = subprocess.run([str(python), "-m", "pytest", "-q", "-rfE", "--tb=line", *sys.argv[1:]], cwd=REPO,
-                           env=dict(os.environ, CONTEXT_DESK_TRY_LATEST="1"))
+    tests = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-rfE", "--tb=line", *sys.argv[1:]],
+        cwd=REPO,
+        env=dict(os.environ, CONTEXT_DESK_TRY_LATEST="1"),
+    )
     if tests.returncode == 0:
-        print("\nEverything passes with the newest versions: `make lock UPGRADE=--upgrade` moves the pins forward.")
+        print(
+            "\nEverything passes with the newest versions: `make lock UPGRADE=--upgrade` moves the pins forward."
+        )
     else:
-        print("\nWhat breaks is listed above (FAILED/ERROR lines); the locks still hold the versions that pass.")
+        print(
+            "\nWhat breaks is listed above (FAILED/ERROR lines); the locks still hold the versions that pass."
+        )
     return tests.returncode
 
 

@@ -41,8 +41,8 @@ from stage.palette import verdict_line
 from stage.switch import describe_model
 from stage.tasks import GOAL, RULE, file_reading_task
 
-METER = Meter("tiktoken")      # one meter for every run: its per-message cache keeps the runs fast
-_RUNS: dict = {}               # runs that involve no student code, made once per kernel
+METER = Meter("tiktoken")  # one meter for every run: its per-message cache keeps the runs fast
+_RUNS: dict = {}  # runs that involve no student code, made once per kernel
 CHECKS = Path(__file__).resolve().parent
 HARNESS = Path(run_agent.__code__.co_filename).resolve().parent
 
@@ -50,7 +50,10 @@ HARNESS = Path(run_agent.__code__.co_filename).resolve().parent
 RULES = [
     (RULE, "never touch production"),
     ("Do not run anything on production; use staging only.", "do not run anything on production"),
-    ("Production is off-limits: apply database changes to staging only.", "production is off-limits"),
+    (
+        "Production is off-limits: apply database changes to staging only.",
+        "production is off-limits",
+    ),
 ]
 
 # Other ways to ask for the same work: a check must not depend on one exact sentence.
@@ -66,10 +69,13 @@ GOALS = [
 def hello() -> None:
     """The setup line every exercise notebook prints first."""
     print(describe_model())
-    print("The checks always use the offline desk model, so every verdict is the same on every machine.")
+    print(
+        "The checks always use the offline desk model, so every verdict is the same on every machine."
+    )
 
 
 # ---- verdicts ---------------------------------------------------------------------------------------
+
 
 class Fail(Exception):
     """A wrong answer: what went wrong, and the idea that fixes it."""
@@ -94,23 +100,32 @@ def verdict(name: str, body) -> bool:
         say(None, str(unfinished))
         return False
     except NotImplementedError:
-        say(None, f"{name} (or a function it calls) still raises NotImplementedError. "
-                  "Replace that line with your code, then run this cell again.")
+        say(
+            None,
+            f"{name} (or a function it calls) still raises NotImplementedError. "
+            "Replace that line with your code, then run this cell again.",
+        )
         return False
     except Fail as failed:
         say(False, f"{failed.what} — Hint: {failed.hint}")
         return False
     except KeyboardInterrupt:
         raise
-    except BaseException as problem:        # an error met outside a call(): in student code, or in ours
+    except BaseException as problem:  # an error met outside a call(): in student code, or in ours
         if where(problem):
-            say(False, f"{name} raised {error_line(problem)}{where(problem)} — Hint: run it by hand on the "
-                       "example in its docstring and read the traceback.")
+            say(
+                False,
+                f"{name} raised {error_line(problem)}{where(problem)} — Hint: run it by hand on the "
+                "example in its docstring and read the traceback.",
+            )
         else:
             frame = traceback.extract_tb(problem.__traceback__)[-1]
-            say(False, f"the check could not finish: {error_line(problem)} (in {Path(frame.filename).name}, line "
-                       f"{frame.lineno}) — Hint: that error is in the harness or the checks, not in your answer; "
-                       "tell the instructor.")
+            say(
+                False,
+                f"the check could not finish: {error_line(problem)} (in {Path(frame.filename).name}, line "
+                f"{frame.lineno}) — Hint: that error is in the harness or the checks, not in your answer; "
+                "tell the instructor.",
+            )
         return False
     say(True, message)
     return True
@@ -132,10 +147,14 @@ def call(what: str, fn, *args, hint: str | None = None, **kwargs):
         raise
     except (Exception, SystemExit) as problem:
         if hint is None and isinstance(problem, IndexError):
-            hint = ("your code reaches for an item the list does not have (such as laps[-2] or messages[1]): the "
-                    "smallest input -- one lap, one message, no events -- is a real case too.")
-        raise Fail(f"{what} raised {error_line(problem)}{where(problem)}",
-                   hint or "run it by hand on that input and read the traceback.") from None
+            hint = (
+                "your code reaches for an item the list does not have (such as laps[-2] or messages[1]): the "
+                "smallest input -- one lap, one message, no events -- is a real case too."
+            )
+        raise Fail(
+            f"{what} raised {error_line(problem)}{where(problem)}",
+            hint or "run it by hand on that input and read the traceback.",
+        ) from None
 
 
 def error_line(problem: BaseException) -> str:
@@ -146,7 +165,7 @@ def error_line(problem: BaseException) -> str:
 def where(problem: BaseException) -> str:
     """' (line 12: `return messages[0]`)' for the deepest frame outside the checks, or ''."""
     tb, frames = problem.__traceback__, []
-    while tb is not None:                   # only the last frames matter: endless recursion leaves a thousand
+    while tb is not None:  # only the last frames matter: endless recursion leaves a thousand
         frames = (frames + [(tb.tb_frame, tb.tb_lineno)])[-40:]
         tb = tb.tb_next
     summary = traceback.StackSummary.extract(iter(frames))
@@ -161,19 +180,33 @@ def where(problem: BaseException) -> str:
 def _yours(filename: str) -> bool:
     """True for a frame of the student's code: not the checks, the harness, or an installed library."""
     path = Path(filename).resolve()
-    return not (path.is_relative_to(CHECKS) or path.is_relative_to(HARNESS) or "site-packages" in path.parts
-                or path.is_relative_to(Path(sys.base_prefix).resolve()))
+    return not (
+        path.is_relative_to(CHECKS)
+        or path.is_relative_to(HARNESS)
+        or "site-packages" in path.parts
+        or path.is_relative_to(Path(sys.base_prefix).resolve())
+    )
 
 
 def need_function(fn, name: str) -> None:
     if fn is None:
         raise NotDone(f"{name} is not defined yet.")
     if not callable(fn):
-        raise Fail(f"{name} is a {type(fn).__name__}, not a function", f"keep the `def {name}(...)` line as it is.")
+        raise Fail(
+            f"{name} is a {type(fn).__name__}, not a function",
+            f"keep the `def {name}(...)` line as it is.",
+        )
 
 
-def call_on_copy(what: str, fn, original, *rest, changed_hint: str, hint: str | None = None,
-                 alias_hint: str | None = None):
+def call_on_copy(
+    what: str,
+    fn,
+    original,
+    *rest,
+    changed_hint: str,
+    hint: str | None = None,
+    alias_hint: str | None = None,
+):
     """Call ``fn(copy_of_original, *rest)``; FAIL if it changed the copy, or handed that very list back.
 
     Returns the result. ``alias_hint`` (for functions that return lists) names the fix for returning the
@@ -184,8 +217,14 @@ def call_on_copy(what: str, fn, original, *rest, changed_hint: str, hint: str | 
     change = what_changed(original, given)
     if change:
         raise Fail(f"{what} changed the list it was given ({change})", changed_hint)
-    if alias_hint and isinstance(given, list) and (
-            result is given or (isinstance(result, (tuple, list)) and any(part is given for part in result))):
+    if (
+        alias_hint
+        and isinstance(given, list)
+        and (
+            result is given
+            or (isinstance(result, (tuple, list)) and any(part is given for part in result))
+        )
+    ):
         raise Fail(f"{what} handed back the very list it was given, not a new one", alias_hint)
     return result
 
@@ -207,19 +246,21 @@ def is_number(x) -> bool:
     if not isinstance(x, numbers.Real) or isinstance(x, bool):
         return False
     try:
-        return math.isfinite(x) and abs(x) < 1e15        # a count of tokens, not 10**400
+        return math.isfinite(x) and abs(x) < 1e15  # a count of tokens, not 10**400
     except (OverflowError, TypeError, ValueError):
         return False
 
 
 def is_whole(x) -> bool:
     """A whole number: 7, numpy's int64(7) or 7.0 -- not True, not 7.5."""
-    return is_number(x) and float(x) == int(x)          # (is_number keeps it small enough for float)
+    return is_number(x) and float(x) == int(x)  # (is_number keeps it small enough for float)
 
 
 def is_messages(out) -> bool:
     """A plain list of message dicts, each with a role and a content."""
-    return isinstance(out, list) and all(isinstance(m, dict) and "role" in m and "content" in m for m in out)
+    return isinstance(out, list) and all(
+        isinstance(m, dict) and "role" in m and "content" in m for m in out
+    )
 
 
 @contextlib.contextmanager
@@ -246,6 +287,7 @@ def watching(module_file: str):
 
 # ---- telling a copy from your own words ------------------------------------------------------------
 
+
 def word_bag(text: str) -> list[str]:
     """The lowercase words of a text, in order. Example: 'Never touch `prod`!' -> ['never', 'touch', 'prod']"""
     return re.findall(r"[a-z0-9]+", text.lower())
@@ -264,8 +306,8 @@ def overlap(mine: list[str], theirs: list[str]) -> float:
     return shared / max(len(mine), len(theirs))
 
 
-COPIED = 0.8                   # a line sharing 80% of its words with a line of the original is a copy
-COPIED_MIN_WORDS = 5           # shorter lines ("Staging only.") may be the same by chance
+COPIED = 0.8  # a line sharing 80% of its words with a line of the original is a copy
+COPIED_MIN_WORDS = 5  # shorter lines ("Staging only.") may be the same by chance
 
 
 def copied_lines(text: str, original_lines: list[list[str]]) -> list[str]:
@@ -273,21 +315,33 @@ def copied_lines(text: str, original_lines: list[list[str]]) -> list[str]:
     found = []
     for line in text.splitlines():
         words = word_bag(line)
-        if len(words) >= COPIED_MIN_WORDS and any(overlap(words, theirs) >= COPIED for theirs in original_lines):
+        if len(words) >= COPIED_MIN_WORDS and any(
+            overlap(words, theirs) >= COPIED for theirs in original_lines
+        ):
             found.append(line.strip())
     return found
 
 
 # ---- runs ---------------------------------------------------------------------------------------------
 
+
 def model(window: int) -> DeskModel:
     return DeskModel(window=window, meter=METER)
 
 
-def run(context, window: int, task=None, system: str = SYSTEM_PROMPT, on_lap=None, max_laps: int = 80):
+def run(
+    context, window: int, task=None, system: str = SYSTEM_PROMPT, on_lap=None, max_laps: int = 80
+):
     task = task or file_reading_task()
-    return run_agent(task.request, model(window), context=context, remarks=task.remarks, system=system,
-                     max_laps=max_laps, on_lap=on_lap)
+    return run_agent(
+        task.request,
+        model(window),
+        context=context,
+        remarks=task.remarks,
+        system=system,
+        max_laps=max_laps,
+        on_lap=on_lap,
+    )
 
 
 def once(key, make):
@@ -312,29 +366,41 @@ def holder_of(history: list[dict], task) -> dict:
     if not task.remarks:
         return history[0]
     remark = {"type": "text", "text": next(iter(task.remarks.values()))}
-    return next(m for m in history if m["role"] == "user" and isinstance(m["content"], list)
-                and remark in m["content"])
+    return next(
+        m
+        for m in history
+        if m["role"] == "user" and isinstance(m["content"], list) and remark in m["content"]
+    )
 
 
 # ---- fresh scenarios --------------------------------------------------------------------------------
 
-VOCAB = ("desk window token summary request rule staging file read note lap tool result cache "
-         "invoice email login billing report export migration pending schema index").split()
+VOCAB = (
+    "desk window token summary request rule staging file read note lap tool result cache "
+    "invoice email login billing report export migration pending schema index"
+).split()
 # Words whose characters take more than one byte each in UTF-8.
 WIDE_WORDS = "café naïve Zürich façade déjà-vu smörgåsbord 東京 データ 🙂 ½ €".split()
 
 
 def words(rng: random.Random, n: int, wide: float = 0.0) -> str:
     """``n`` words from the vocabulary; a fraction ``wide`` of them non-ASCII."""
-    return " ".join(rng.choice(WIDE_WORDS) if rng.random() < wide else rng.choice(VOCAB) for _ in range(n))
+    return " ".join(
+        rng.choice(WIDE_WORDS) if rng.random() < wide else rng.choice(VOCAB) for _ in range(n)
+    )
 
 
 def text_block(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
-def random_history(rng: random.Random, turns: int | None = None, chat: bool = True, wide: float = 0.0,
-                   big_inputs: bool = False) -> list[dict]:
+def random_history(
+    rng: random.Random,
+    turns: int | None = None,
+    chat: bool = True,
+    wide: float = 0.0,
+    big_inputs: bool = False,
+) -> list[dict]:
     """A made-up agent history: a request, then turns of (assistant with tool calls, user with results).
 
     Some results carry a remark from the user ("By the way: ..."); with ``chat`` a few turns are a plain
@@ -345,22 +411,38 @@ def random_history(rng: random.Random, turns: int | None = None, chat: bool = Tr
     ids = iter(range(1, 10_000))
     for t in range(rng.randint(0, 14) if turns is None else turns):
         if chat and t and rng.random() < 0.1:
-            messages.append(assistant([text_block("A question: " + words(rng, rng.randint(3, 20), wide))]))
+            messages.append(
+                assistant([text_block("A question: " + words(rng, rng.randint(3, 20), wide))])
+            )
             messages.append(user("Answer: " + words(rng, rng.randint(3, 20), wide)))
             continue
         calls = []
         for _ in range(rng.choice((1, 1, 1, 2))):
             if big_inputs and rng.random() < 0.4:
-                body = "\n".join(words(rng, rng.randint(3, 12), wide) for _ in range(rng.randint(10, 60)))
+                body = "\n".join(
+                    words(rng, rng.randint(3, 12), wide) for _ in range(rng.randint(10, 60))
+                )
                 tool_input = {"path": f"app/{rng.choice(VOCAB)}.py", "content": body}
                 name = "write_file"
             else:
                 tool_input, name = {"path": f"app/{rng.choice(VOCAB)}.py"}, "read_file"
-            calls.append({"type": "tool_use", "id": f"toolu_{next(ids):04d}", "name": name, "input": tool_input})
-        messages.append(assistant([text_block("Note: " + words(rng, rng.randint(0, 30), wide))] + calls))
+            calls.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{next(ids):04d}",
+                    "name": name,
+                    "input": tool_input,
+                }
+            )
+        messages.append(
+            assistant([text_block("Note: " + words(rng, rng.randint(0, 30), wide))] + calls)
+        )
         results = []
         for call_ in calls:
-            lines = [f"{i:>4}  {words(rng, rng.randint(1, 9), wide)}" for i in range(1, rng.randint(2, 60))]
+            lines = [
+                f"{i:>4}  {words(rng, rng.randint(1, 9), wide)}"
+                for i in range(1, rng.randint(2, 60))
+            ]
             content = "\n".join(lines) if rng.random() < 0.8 else [text_block("\n".join(lines))]
             results.append({"type": "tool_result", "tool_use_id": call_["id"], "content": content})
         if rng.random() < 0.15:
@@ -375,9 +457,17 @@ def worked_history() -> list[dict]:
     """The small history the notebooks show: a request and three read_file turns (seven messages)."""
     messages = [user("Find why the export skips its first row. Never touch production.")]
     for n, path in enumerate(("app/db.py", "app/api/reports.py", "tests/test_db.py"), start=1):
-        call_ = {"type": "tool_use", "id": f"toolu_{n:04d}", "name": "read_file", "input": {"path": path}}
+        call_ = {
+            "type": "tool_use",
+            "id": f"toolu_{n:04d}",
+            "name": "read_file",
+            "input": {"path": path},
+        }
         messages.append(assistant([text_block(f"Reading {path}."), call_]))
-        result = {"type": "tool_result", "tool_use_id": call_["id"],
-                  "content": (WORKSPACE / path).read_text(encoding="utf-8")}
+        result = {
+            "type": "tool_result",
+            "tool_use_id": call_["id"],
+            "content": (WORKSPACE / path).read_text(encoding="utf-8"),
+        }
         messages.append({"role": "user", "content": [result]})
     return messages

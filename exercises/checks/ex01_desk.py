@@ -25,17 +25,37 @@ from harness.tools import WORKSPACE
 from stage.tasks import file_reading_task
 from stage.palette import verdict_line
 
-from .common import (GOALS, RULES, Fail, NotDone, call_on_copy, how_it_stopped, is_number, is_whole, need_function,
-                     once, random_history, run, text_block, verdict)
+from .common import (
+    GOALS,
+    RULES,
+    Fail,
+    NotDone,
+    call_on_copy,
+    how_it_stopped,
+    is_number,
+    is_whole,
+    need_function,
+    once,
+    random_history,
+    run,
+    text_block,
+    verdict,
+)
 
 _CHANGED = "only read the messages: build nothing into them and remove nothing from the list."
-_RECIPE = "add up the characters of text_of(m) over all the messages, then divide by 4 once, at the end."
+_RECIPE = (
+    "add up the characters of text_of(m) over all the messages, then divide by 4 once, at the end."
+)
 
 
 # ---- task 1: tokens_of --------------------------------------------------------------------------------
 
+
 def _result(content) -> dict:
-    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_0001", "content": content}]}
+    return {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_0001", "content": content}],
+    }
 
 
 def _call(name: str, tool_input: dict) -> dict:
@@ -45,19 +65,38 @@ def _call(name: str, tool_input: dict) -> dict:
 def _known_cases():
     """(where, messages, characters, what a known mistake gives, its hint): cases of a size known by construction."""
     a = "a" * 1000
-    wide = "é東🙂a" * 250                  # 1,000 characters, 2,500 bytes in UTF-8
+    wide = "é東🙂a" * 250  # 1,000 characters, 2,500 bytes in UTF-8
     yield "one user message of 1,000 characters", [user(a)], 1000, None, None
-    yield ("one message of 1,000 characters such as é, 東 and 🙂", [user(wide)], 1000, len(wide.encode()) / 4,
-           "you are counting UTF-8 bytes, and a character such as é or 東 takes two to four of them. Count "
-           "characters: len(text), not len(text.encode()).")
-    yield ("an assistant message holding one text block of 1,000 characters", [assistant([text_block(a)])], 1000, 0,
-           "a message's content may be a list of blocks, not only a string: text_of(message) reads both.")
-    yield ("one tool result of 1,000 characters", [_result(a)], 1000, 0,
-           "every tool_result is on the desk too (a file the agent read is most of it): text_of(message) "
-           "includes them.")
-    yield ("one tool result whose content is a list holding one text block of 1,000 characters",
-           [_result([text_block(a)])], 1000, 0,
-           "a tool_result's content may be a list of text blocks as well as a string: text_of(message) reads both.")
+    yield (
+        "one message of 1,000 characters such as é, 東 and 🙂",
+        [user(wide)],
+        1000,
+        len(wide.encode()) / 4,
+        "you are counting UTF-8 bytes, and a character such as é or 東 takes two to four of them. Count "
+        "characters: len(text), not len(text.encode()).",
+    )
+    yield (
+        "an assistant message holding one text block of 1,000 characters",
+        [assistant([text_block(a)])],
+        1000,
+        0,
+        "a message's content may be a list of blocks, not only a string: text_of(message) reads both.",
+    )
+    yield (
+        "one tool result of 1,000 characters",
+        [_result(a)],
+        1000,
+        0,
+        "every tool_result is on the desk too (a file the agent read is most of it): text_of(message) "
+        "includes them.",
+    )
+    yield (
+        "one tool result whose content is a list holding one text block of 1,000 characters",
+        [_result([text_block(a)])],
+        1000,
+        0,
+        "a tool_result's content may be a list of text blocks as well as a string: text_of(message) reads both.",
+    )
     yield "an empty user message", [user("")], 0, None, None
 
 
@@ -68,29 +107,50 @@ def _growth_cases(seed: int):
     """(where, smaller, bigger, characters added, hint): one part grows by a known number of characters."""
     rng = random.Random(seed)
     pad = "a" * 1200
-    yield ("a write_file call whose input content grows by 1,200 characters",
-           [_call("write_file", {"path": "app/x.py", "content": "x"})],
-           [_call("write_file", {"path": "app/x.py", "content": "x" + pad})], 1200,
-           "the input of every tool_use is on the desk too (the whole file of a write_file call): "
-           "text_of(message) includes it, as `name {json of the input}`.")
-    yield ("a tool call whose name grows by 400 characters", [_call("r", {"path": "a"})],
-           [_call("r" + "a" * 400, {"path": "a"})], 400,
-           "the tool's name is on the desk too: text_of(message) gives `name {json of the input}`.")
+    yield (
+        "a write_file call whose input content grows by 1,200 characters",
+        [_call("write_file", {"path": "app/x.py", "content": "x"})],
+        [_call("write_file", {"path": "app/x.py", "content": "x" + pad})],
+        1200,
+        "the input of every tool_use is on the desk too (the whole file of a write_file call): "
+        "text_of(message) includes it, as `name {json of the input}`.",
+    )
+    yield (
+        "a tool call whose name grows by 400 characters",
+        [_call("r", {"path": "a"})],
+        [_call("r" + "a" * 400, {"path": "a"})],
+        400,
+        "the tool's name is on the desk too: text_of(message) gives `name {json of the input}`.",
+    )
     history = random_history(rng, turns=6, chat=False)
     last = history[-1] if history[-1]["role"] == "user" else history[-2]
-    grown = [m if m is not last else {"role": "user", "content": list(m["content"]) + [text_block(pad)]}
-             for m in history]
-    yield ("a fresh history whose last user message gets a second block of 1,200 characters", history, grown, 1200,
-           "every block of a message counts, not only the first: a message may hold tool results and a remark.")
-    yield ("a fresh history with one more message of 1,200 characters", history, history + [user(pad)], 1200, None)
+    grown = [
+        m if m is not last else {"role": "user", "content": list(m["content"]) + [text_block(pad)]}
+        for m in history
+    ]
+    yield (
+        "a fresh history whose last user message gets a second block of 1,200 characters",
+        history,
+        grown,
+        1200,
+        "every block of a message counts, not only the first: a message may hold tool results and a remark.",
+    )
+    yield (
+        "a fresh history with one more message of 1,200 characters",
+        history,
+        history + [user(pad)],
+        1200,
+        None,
+    )
 
 
 def _fresh_histories(seed: int):
     """(where, history): fresh histories, some with non-ASCII text, some with big tool inputs."""
     rng = random.Random(seed + 1000)
     for n in range(12):
-        history = random_history(rng, turns=rng.randint(3, 12), wide=0.3 if n % 3 == 0 else 0.0,
-                                 big_inputs=n % 3 == 1)
+        history = random_history(
+            rng, turns=rng.randint(3, 12), wide=0.3 if n % 3 == 0 else 0.0, big_inputs=n % 3 == 1
+        )
         kind = ", non-ASCII text" if n % 3 == 0 else ", big tool inputs" if n % 3 == 1 else ""
         yield f"a fresh history of {len(history)} messages{kind}", history
 
@@ -114,42 +174,74 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
         need_function(tokens_of, "tokens_of")
 
         def count(where, messages):
-            got = call_on_copy(f"tokens_of on {where}", tokens_of, messages, changed_hint=_CHANGED,
-                               hint="an empty desk is a real case (before lap 1): it holds 0 tokens."
-                               if not messages else None)
+            got = call_on_copy(
+                f"tokens_of on {where}",
+                tokens_of,
+                messages,
+                changed_hint=_CHANGED,
+                hint="an empty desk is a real case (before lap 1): it holds 0 tokens."
+                if not messages
+                else None,
+            )
             if got is None:
-                raise Fail(f"tokens_of returned None on {where}", "end the function with `return` and the number.")
+                raise Fail(
+                    f"tokens_of returned None on {where}",
+                    "end the function with `return` and the number.",
+                )
             if not is_number(got):
-                raise Fail(f"tokens_of returned {got!r} on {where}, not a number", "return one number: characters / 4.")
+                raise Fail(
+                    f"tokens_of returned {got!r} on {where}, not a number",
+                    "return one number: characters / 4.",
+                )
             return got
 
         empty = count("[]", [])
         if empty != 0:
-            raise Fail(f"tokens_of([]) is {empty!r}, not 0", "an empty desk holds no tokens: add nothing for the list itself.")
+            raise Fail(
+                f"tokens_of([]) is {empty!r}, not 0",
+                "an empty desk holds no tokens: add nothing for the list itself.",
+            )
         for where, messages, chars, mistaken, hint in _known_cases():
             got = count(where, messages)
             if abs(got - chars / 4) > 1:
                 named = mistaken is not None and abs(got - mistaken) <= max(1.0, 0.03 * mistaken)
-                raise Fail(f"tokens_of gave {got:,} for {where} ({chars:,} characters, so {chars / 4:,.2f} "
-                           "tokens)", hint if named else _count_hint(got, messages, chars))
-        small = [(where, size, count(where, [user("abcdefg"[:size]) for _ in range(40)])) for where, size in _SMALL]
+                raise Fail(
+                    f"tokens_of gave {got:,} for {where} ({chars:,} characters, so {chars / 4:,.2f} "
+                    "tokens)",
+                    hint if named else _count_hint(got, messages, chars),
+                )
+        small = [
+            (where, size, count(where, [user("abcdefg"[:size]) for _ in range(40)]))
+            for where, size in _SMALL
+        ]
         off = [(where, size, got) for where, size, got in small if abs(got - 10 * size) > 1]
         if off:
             where, size, got = off[0]
-            raise Fail(f"tokens_of gave {got:,} for {where} ({40 * size} characters, so {10 * size} tokens)",
-                       _small_hint([got for _, _, got in small]))
-        for where, smaller, bigger, added, hint in once(("growth cases", seed), lambda: list(_growth_cases(seed))):
+            raise Fail(
+                f"tokens_of gave {got:,} for {where} ({40 * size} characters, so {10 * size} tokens)",
+                _small_hint([got for _, _, got in small]),
+            )
+        for where, smaller, bigger, added, hint in once(
+            ("growth cases", seed), lambda: list(_growth_cases(seed))
+        ):
             before, after = count(where + " (before)", smaller), count(where, bigger)
             if abs((after - before) - added / 4) > 2:
-                raise Fail(f"on {where} your count went from {before:,} to {after:,}: it should grow by about "
-                           f"{added // 4:,}", hint or _RECIPE)
+                raise Fail(
+                    f"on {where} your count went from {before:,} to {after:,}: it should grow by about "
+                    f"{added // 4:,}",
+                    hint or _RECIPE,
+                )
         for where, history in once(("token histories", seed), lambda: list(_fresh_histories(seed))):
             one, two = count(where, history), count(where + ", twice over", history + history)
             if abs(two - 2 * one) > 1:
-                raise Fail(f"tokens_of gave {one:,} for {where}, but {two:,} for the same messages twice over",
-                           "the same messages twice hold twice the text: " + _RECIPE)
-        return ("tokens_of is chars/4: on 9 cases built to a known size, 4 that grow by a known amount, and 12 "
-                "fresh histories (non-ASCII, big tool inputs), doubled.")
+                raise Fail(
+                    f"tokens_of gave {one:,} for {where}, but {two:,} for the same messages twice over",
+                    "the same messages twice hold twice the text: " + _RECIPE,
+                )
+        return (
+            "tokens_of is chars/4: on 9 cases built to a known size, 4 that grow by a known amount, and 12 "
+            "fresh histories (non-ASCII, big tool inputs), doubled."
+        )
 
     return verdict("tokens_of", body)
 
@@ -157,47 +249,77 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
 def _small_hint(got: list) -> str:
     """Name the rounding behind the counts of 40 messages of 5 and of 7 characters (50 and 70 tokens)."""
     if got == [40, 40]:
-        return ("you round down each message, so every message loses up to one token. Add up the characters "
-                "first, then divide once.")
+        return (
+            "you round down each message, so every message loses up to one token. Add up the characters "
+            "first, then divide once."
+        )
     if got == [80, 80]:
-        return ("you round up each message, so every message adds up to one token too many. Add up the "
-                "characters first, then divide once.")
+        return (
+            "you round up each message, so every message adds up to one token too many. Add up the "
+            "characters first, then divide once."
+        )
     if got == [40, 80]:
         return "you round each message, and the roundings add up. Add up the characters first, then divide once."
     if all(g > 10 * size for g, (_, size) in zip(got, _SMALL)):
-        return ("you add something for every message: the task is chars/4 alone, no per-message overhead (the "
-                "real API adds a few, but that is not this meter).")
+        return (
+            "you add something for every message: the task is chars/4 alone, no per-message overhead (the "
+            "real API adds a few, but that is not this meter)."
+        )
     return _RECIPE
 
 
 def _count_hint(got, messages, chars) -> str:
     """Name the usual mistake behind a wrong count on a case of known size, by the number it gives."""
     n = len(messages)
-    each = [len(str(m["content"])) if isinstance(m["content"], str) else chars // n for m in messages]
+    each = [
+        len(str(m["content"])) if isinstance(m["content"], str) else chars // n for m in messages
+    ]
     mistakes = [
         (chars, "that is the number of characters: divide it by 4."),
-        (sum(len(str(m["content"]).split()) for m in messages),
-         "you are counting words. Tokens are pieces of words, about four characters each: count the characters "
-         "and divide by 4."),
-        (sum(-(-c // 4) for c in each), "you round up each message, so every message adds up to one token too "
-                                        "many. Add up the characters first, then divide once."),
-        (sum(c // 4 for c in each), "you round down each message, so every message loses up to one token. Add "
-                                    "up the characters first, then divide once."),
-        (sum(round(c / 4) for c in each), "you round each message, and the roundings add up. Add up the "
-                                          "characters first, then divide once."),
-        (sum(len(json.dumps(m)) for m in messages) / 4,
-         "you are counting the JSON of the whole message (keys, quotes, ids). Count the text a reader sees: "
-         "text_of(message)."),
-        (sum(len(str(m["content"])) for m in messages) / 4,
-         "you are counting the printed form of the content (brackets, keys, quotes). Count the text a reader "
-         "sees: text_of(message)."),
-        (tiktoken_count("\n".join(str(m["content"]) for m in messages)),
-         "that looks like a real tokenizer's count. This meter is the estimate you can do in your head: "
-         "characters divided by 4."),
+        (
+            sum(len(str(m["content"]).split()) for m in messages),
+            "you are counting words. Tokens are pieces of words, about four characters each: count the characters "
+            "and divide by 4.",
+        ),
+        (
+            sum(-(-c // 4) for c in each),
+            "you round up each message, so every message adds up to one token too "
+            "many. Add up the characters first, then divide once.",
+        ),
+        (
+            sum(c // 4 for c in each),
+            "you round down each message, so every message loses up to one token. Add "
+            "up the characters first, then divide once.",
+        ),
+        (
+            sum(round(c / 4) for c in each),
+            "you round each message, and the roundings add up. Add up the "
+            "characters first, then divide once.",
+        ),
+        (
+            sum(len(json.dumps(m)) for m in messages) / 4,
+            "you are counting the JSON of the whole message (keys, quotes, ids). Count the text a reader sees: "
+            "text_of(message).",
+        ),
+        (
+            sum(len(str(m["content"])) for m in messages) / 4,
+            "you are counting the printed form of the content (brackets, keys, quotes). Count the text a reader "
+            "sees: text_of(message).",
+        ),
+        (
+            tiktoken_count("\n".join(str(m["content"]) for m in messages)),
+            "that looks like a real tokenizer's count. This meter is the estimate you can do in your head: "
+            "characters divided by 4.",
+        ),
     ]
-    mistakes += [(chars / 4 + k * n, f"you add {k} token(s) per message. The task is chars/4 alone: no per-message "
-                                      "overhead (the real API adds a few, but that is not this meter).")
-                 for k in range(1, 7)]
+    mistakes += [
+        (
+            chars / 4 + k * n,
+            f"you add {k} token(s) per message. The task is chars/4 alone: no per-message "
+            "overhead (the real API adds a few, but that is not this meter).",
+        )
+        for k in range(1, 7)
+    ]
     if got == 0:
         return "you counted nothing for those messages: every message of the list counts, the first one too."
     distance, hint = min(((abs(got - value), hint) for value, hint in mistakes), key=lambda s: s[0])
@@ -209,7 +331,9 @@ def _count_hint(got, messages, chars) -> str:
 def compare_with_tokenizer(tokens_of) -> None:
     """Print, for each workspace file, the chars/4 estimate (your tokens_of) beside the cl100k tokenizer."""
     rows = []
-    for path in sorted(p for p in WORKSPACE.rglob("*") if p.is_file() and not p.name.startswith(".")):
+    for path in sorted(
+        p for p in WORKSPACE.rglob("*") if p.is_file() and not p.name.startswith(".")
+    ):
         text = path.read_text(encoding="utf-8")
         rows.append((str(path.relative_to(WORKSPACE)), len(text), text, tiktoken_count(text)))
     estimates, note = {}, ""
@@ -217,7 +341,11 @@ def compare_with_tokenizer(tokens_of) -> None:
         for name, _, text, _ in rows:
             estimates[name] = tokens_of([user(text)])
     except NotImplementedError:
-        note = verdict_line(None, "write tokens_of above, then run this cell again to fill the chars/4 column.", colour=False)
+        note = verdict_line(
+            None,
+            "write tokens_of above, then run this cell again to fill the chars/4 column.",
+            colour=False,
+        )
     except Exception as problem:
         note = f"Your tokens_of raised {type(problem).__name__}: {problem}. The chars/4 column stays empty."
     numbers = {name: n for name, n in estimates.items() if is_number(n)}
@@ -231,11 +359,14 @@ def compare_with_tokenizer(tokens_of) -> None:
         print(note)
     elif len(numbers) == len(rows):
         worst = max(rows, key=lambda r: abs(numbers[r[0]] - r[3]) / max(r[3], 1))
-        print(f"All files: chars/4 says {sum(numbers.values()):,.0f}, cl100k says {sum(r[3] for r in rows):,}. "
-              f"The biggest miss is {worst[0]}.")
+        print(
+            f"All files: chars/4 says {sum(numbers.values()):,.0f}, cl100k says {sum(r[3] for r in rows):,}. "
+            f"The biggest miss is {worst[0]}."
+        )
 
 
 # ---- task 3: predict the wall -------------------------------------------------------------------------
+
 
 def check_overflow_prediction(predicted_lap, window: int = 6000, tolerance: int = 1) -> bool:
     """Checks predicted_overflow_lap, the rules as the task states them:
@@ -248,28 +379,44 @@ def check_overflow_prediction(predicted_lap, window: int = 6000, tolerance: int 
 
     def body():
         if predicted_lap is None:
-            raise NotDone("set predicted_overflow_lap to the lap number you expect, then run this cell.")
+            raise NotDone(
+                "set predicted_overflow_lap to the lap number you expect, then run this cell."
+            )
         if not is_whole(predicted_lap):
-            raise Fail(f"predicted_overflow_lap is {predicted_lap!r}",
-                       "give a whole lap number, like 7 (a number, not text in quotes, not a list).")
+            raise Fail(
+                f"predicted_overflow_lap is {predicted_lap!r}",
+                "give a whole lap number, like 7 (a number, not text in quotes, not a list).",
+            )
         predicted = int(predicted_lap)
         run_ = once(("full history", window), lambda: run(FullHistory(), window))
         if run_.stopped != "overflow":
-            raise Fail(f"with a {window:,}-token window the run did not overflow ({how_it_stopped(run_)})",
-                       "pick a window smaller than the whole task, for example 6000.")
+            raise Fail(
+                f"with a {window:,}-token window the run did not overflow ({how_it_stopped(run_)})",
+                "pick a window smaller than the whole task, for example 6000.",
+            )
         lap = run_.laps[-1]
         if predicted < 1:
-            raise Fail(f"lap {predicted} does not exist", "laps are counted from 1, the first lap of the run.")
+            raise Fail(
+                f"lap {predicted} does not exist",
+                "laps are counted from 1, the first lap of the run.",
+            )
         if predicted >= window / 10:
-            raise Fail(f"lap {predicted:,} is far beyond the run", "that is a number of tokens, not of laps: "
-                       "the answer is the number of the lap, counted from 1.")
-        print(f"You predicted lap {predicted}. The run overflowed at lap {lap.number}: "
-              f"the desk held {lap.raw_tokens:,} tokens for a {window:,}-token window.")
+            raise Fail(
+                f"lap {predicted:,} is far beyond the run",
+                "that is a number of tokens, not of laps: "
+                "the answer is the number of the lap, counted from 1.",
+            )
+        print(
+            f"You predicted lap {predicted}. The run overflowed at lap {lap.number}: "
+            f"the desk held {lap.raw_tokens:,} tokens for a {window:,}-token window."
+        )
         if abs(predicted - lap.number) > tolerance:
             side = "early" if predicted < lap.number else "late"
-            raise Fail(f"lap {predicted} is too {side} (the run overflowed at lap {lap.number})",
-                       "the desk grows by about one file and one note a lap. Take the growth of the last "
-                       "probe laps (lap 1 only lists the files), then count how many more laps fit.")
+            raise Fail(
+                f"lap {predicted} is too {side} (the run overflowed at lap {lap.number})",
+                "the desk grows by about one file and one note a lap. Take the growth of the last "
+                "probe laps (lap 1 only lists the files), then count how many more laps fit.",
+            )
         return f"within {tolerance} lap of the run."
 
     return verdict("the overflow prediction", body)
@@ -290,7 +437,9 @@ def _probe(goal, rule, at):
 
 def _one_lap() -> list[Lap]:
     """The lap record of a run that answered at once (made up: the offline model always reads first)."""
-    return [Lap(1, 1210, 1210, billed_input=1210, billed_output=35, total_input=1210, total_output=35)]
+    return [
+        Lap(1, 1210, 1210, billed_input=1210, billed_output=35, total_input=1210, total_output=35)
+    ]
 
 
 def check_smallest_window(smallest_window) -> bool:
@@ -307,34 +456,53 @@ def check_smallest_window(smallest_window) -> bool:
 
     def body():
         need_function(smallest_window, "smallest_window")
-        cases = [(where, list(once(("probe", goal, at), lambda: _probe(goal, rule, at)).laps))
-                 for where, goal, rule, at in _PROBES] + [("a run that answered at lap 1", _one_lap())]
+        cases = [
+            (where, list(once(("probe", goal, at), lambda: _probe(goal, rule, at)).laps))
+            for where, goal, rule, at in _PROBES
+        ] + [("a run that answered at lap 1", _one_lap())]
         answers = []
         for where, laps in cases:
-            got = call_on_copy(f"smallest_window(laps) [{where}]", smallest_window, laps,
-                               changed_hint="only read the lap records; do not sort or edit the list in place.")
+            got = call_on_copy(
+                f"smallest_window(laps) [{where}]",
+                smallest_window,
+                laps,
+                changed_hint="only read the lap records; do not sort or edit the list in place.",
+            )
             if not is_number(got):
-                raise Fail(f"[{where}] smallest_window returned {got!r}", "return one number of tokens.")
+                raise Fail(
+                    f"[{where}] smallest_window returned {got!r}", "return one number of tokens."
+                )
             too_big = [lap for lap in laps if lap.assembled_tokens > got]
             if too_big:
                 lap = too_big[0]
-                raise Fail(f"[{where}] at lap {lap.number} the model was sent {lap.assembled_tokens:,} tokens, more "
-                           f"than your window of {got:,}: that request would have been refused",
-                           _window_hint(got, laps, answers))
+                raise Fail(
+                    f"[{where}] at lap {lap.number} the model was sent {lap.assembled_tokens:,} tokens, more "
+                    f"than your window of {got:,}: that request would have been refused",
+                    _window_hint(got, laps, answers),
+                )
             if all(lap.assembled_tokens <= got - 1 for lap in laps):
-                raise Fail(f"[{where}] a window of {got - 1:,} tokens would still have held every request of "
-                           "that run, so yours is not the smallest", _window_hint(got, laps, answers))
+                raise Fail(
+                    f"[{where}] a window of {got - 1:,} tokens would still have held every request of "
+                    "that run, so yours is not the smallest",
+                    _window_hint(got, laps, answers),
+                )
             answers.append(got)
         want = answers[0]
         where, goal, rule, at = _PROBES[0]
         task = file_reading_task(rule_at_lap=at, goal=goal, rule=rule)
         fits = once(("full at", want), lambda: run(FullHistory(), int(want), task))
         short = once(("full at", want - 1), lambda: run(FullHistory(), int(want) - 1, task))
-        if fits.stopped != "answered" or short.stopped != "overflow":   # the lap records and the model disagree
-            raise Fail(f"at {want:,} tokens {how_it_stopped(fits)}; at {want - 1:,} {how_it_stopped(short)}",
-                       "this is a bug in the checks, not in your answer: please tell the instructor.")
-        return (f"3 fresh runs and a one-lap run. Proof on the first: at {want:,} tokens FullHistory finishes, at "
-                f"{want - 1:,} it overflows at lap {short.laps[-1].number}.")
+        if (
+            fits.stopped != "answered" or short.stopped != "overflow"
+        ):  # the lap records and the model disagree
+            raise Fail(
+                f"at {want:,} tokens {how_it_stopped(fits)}; at {want - 1:,} {how_it_stopped(short)}",
+                "this is a bug in the checks, not in your answer: please tell the instructor.",
+            )
+        return (
+            f"3 fresh runs and a one-lap run. Proof on the first: at {want:,} tokens FullHistory finishes, at "
+            f"{want - 1:,} it overflows at lap {short.laps[-1].number}."
+        )
 
     return verdict("smallest_window", body)
 
@@ -342,8 +510,10 @@ def check_smallest_window(smallest_window) -> bool:
 def _window_hint(got, laps, earlier) -> str:
     """Name the mistake behind a wrong window by the number it matches."""
     if earlier and got == earlier[0]:
-        return ("that is the number of the class run, and this run is another: work the window out from the "
-                "laps you are given, not from a number typed in.")
+        return (
+            "that is the number of the class run, and this run is another: work the window out from the "
+            "laps you are given, not from a number typed in."
+        )
     if got == sum(lap.billed_input for lap in laps) or got == laps[-1].total_input:
         return "that is the bill of the whole run (every lap's request added up); the window holds ONE request."
     if len(laps) > 1 and got == laps[0].assembled_tokens:
@@ -352,9 +522,13 @@ def _window_hint(got, laps, earlier) -> str:
         return "that is the number of laps; the window is counted in tokens."
     top = max(lap.assembled_tokens for lap in laps)
     if got > top and got - top in (1, 512, 1024, 2048, 4096):
-        return ("a window that holds the largest request exactly is enough: the model refuses a request whose "
-                "INPUT is over the window, and the reply's tokens do not count here, so add nothing to it.")
+        return (
+            "a window that holds the largest request exactly is enough: the model refuses a request whose "
+            "INPUT is over the window, and the reply's tokens do not count here, so add nothing to it."
+        )
     if len(laps) > 1 and got in (laps[-2].assembled_tokens, laps[-2].raw_tokens):
         return "that is the lap before the last one: the last request of a FullHistory run is its largest."
-    return ("the model checks what each lap sends: the system prompt, the tools and the messages, which is "
-            "lap.assembled_tokens. The window must hold every one of them.")
+    return (
+        "the model checks what each lap sends: the system prompt, the tools and the messages, which is "
+        "lap.assembled_tokens. The window must hold every one of them."
+    )

@@ -27,18 +27,41 @@ from stage.offline.summaries import asked_sections
 from stage.offline.rules import ruled_out
 from stage.tasks import GOAL, RULE, Task, file_reading_task
 
-from .common import (COPIED, RULES, Fail, NotDone, call_on_copy, how_it_stopped, is_messages, need_function, once,
-                     overlap, random_history, run, verdict, word_bag, worked_history)
+from .common import (
+    COPIED,
+    RULES,
+    Fail,
+    NotDone,
+    call_on_copy,
+    how_it_stopped,
+    is_messages,
+    need_function,
+    once,
+    overlap,
+    random_history,
+    run,
+    verdict,
+    word_bag,
+    worked_history,
+)
 
 CARD_HEADER = "[Summary of earlier work]"
-_CHANGED = ("return a NEW list (head + [card] + tail); never insert into, delete from or edit the list you were "
-            "given -- the raw history stays whole, the strategy only decides what is sent.")
-_SPLIT_CHANGED = ("slice the history into three new lists; never pop from or edit the list you were given -- it is "
-                  "the raw history.")
-_SPLIT_ALIAS = ("each zone is a new list (a slice), never the list you were given itself: a later change to one would "
-                "change the other.")
-_COMPACT_ALIAS = ("return a copy, list(messages), even when there is nothing to compact: the caller keeps appending to "
-                  "its history, and what was sent must not change with it.")
+_CHANGED = (
+    "return a NEW list (head + [card] + tail); never insert into, delete from or edit the list you were "
+    "given -- the raw history stays whole, the strategy only decides what is sent."
+)
+_SPLIT_CHANGED = (
+    "slice the history into three new lists; never pop from or edit the list you were given -- it is "
+    "the raw history."
+)
+_SPLIT_ALIAS = (
+    "each zone is a new list (a slice), never the list you were given itself: a later change to one would "
+    "change the other."
+)
+_COMPACT_ALIAS = (
+    "return a copy, list(messages), even when there is nothing to compact: the caller keeps appending to "
+    "its history, and what was sent must not change with it."
+)
 
 
 def tail_problem(messages, keep, tail) -> str | None:
@@ -62,13 +85,13 @@ def tail_problem(messages, keep, tail) -> str | None:
 
 
 def _split_scenarios(seed: int):
-    yield worked_history(), 3          # the notebook's example: the last 3 would start with a tool_result
-    yield [], 3                        # nothing yet
-    yield worked_history()[:1], 2      # the request alone
-    yield worked_history()[:3], 1      # the request and one turn: the last message is a tool_result
-    yield worked_history(), 0          # no tail at all
-    yield worked_history(), 6          # a tail of everything after the request
-    yield worked_history(), 20         # a tail longer than the history
+    yield worked_history(), 3  # the notebook's example: the last 3 would start with a tool_result
+    yield [], 3  # nothing yet
+    yield worked_history()[:1], 2  # the request alone
+    yield worked_history()[:3], 1  # the request and one turn: the last message is a tool_result
+    yield worked_history(), 0  # no tail at all
+    yield worked_history(), 6  # a tail of everything after the request
+    yield worked_history(), 20  # a tail longer than the history
     rng = random.Random(seed)
     for _ in range(40):
         yield random_history(rng, wide=0.1), rng.randint(0, 7)
@@ -77,13 +100,13 @@ def _split_scenarios(seed: int):
 _ZONES = "return a tuple of three lists, (head, middle, tail): the zones, not one list of messages."
 _TAIL_HINTS = {
     "head": "the tail never reaches into the head: the request stays in the head alone, even when keep_messages "
-            "is as long as the history.",
+    "is as long as the history.",
     "orphan": "if the tail would start with a tool_result, move the boundary back one message so the assistant's "
-              "tool_use stays with its result.",
+    "tool_use stays with its result.",
     "short": "your tail is too short: it keeps at least the last keep_messages messages, and when those would "
-             "start with a tool_result, one message MORE (move the boundary back, towards the head).",
+    "start with a tool_result, one message MORE (move the boundary back, towards the head).",
     "long": "keep_messages counts messages, not turns: the tail is the last keep_messages messages, or one more "
-            "when it would otherwise start with a tool_result. keep_messages=0 means no tail.",
+    "when it would otherwise start with a tool_result. keep_messages=0 means no tail.",
 }
 
 
@@ -104,30 +127,54 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
         need_function(split_zones, "split_zones")
         count = 0
         for messages, keep in once(("split cases", seed), lambda: list(_split_scenarios(seed))):
-            size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
-            got = call_on_copy(f"split_zones(<{size}>)", split_zones, messages, keep, changed_hint=_SPLIT_CHANGED,
-                               alias_hint=_SPLIT_ALIAS,
-                               hint="an empty history splits into three empty zones: ([], [], [])."
-                               if not messages else None)
+            size = (
+                f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
+            )
+            got = call_on_copy(
+                f"split_zones(<{size}>)",
+                split_zones,
+                messages,
+                keep,
+                changed_hint=_SPLIT_CHANGED,
+                alias_hint=_SPLIT_ALIAS,
+                hint="an empty history splits into three empty zones: ([], [], [])."
+                if not messages
+                else None,
+            )
             if not (isinstance(got, tuple) and len(got) == 3 and all(is_messages(z) for z in got)):
-                raise Fail(f"[{size}] split_zones returned {type(got).__name__}"
-                           + (f" of {len(got)} items" if isinstance(got, (list, tuple)) else ""), _ZONES)
+                raise Fail(
+                    f"[{size}] split_zones returned {type(got).__name__}"
+                    + (f" of {len(got)} items" if isinstance(got, (list, tuple)) else ""),
+                    _ZONES,
+                )
             head, middle, tail = got
             if head != messages[:1]:
-                raise Fail(f"[{size}] the head holds {len(head)} messages",
-                           "the pinned head is the request alone, messages[:1] (the system prompt travels beside "
-                           "the list, not in it).")
+                raise Fail(
+                    f"[{size}] the head holds {len(head)} messages",
+                    "the pinned head is the request alone, messages[:1] (the system prompt travels beside "
+                    "the list, not in it).",
+                )
             if head + middle + tail != messages:
-                raise Fail(f"[{size}] head + middle + tail is not the history",
-                           "every message lands in exactly one zone, in order: nothing lost, nothing twice.")
+                raise Fail(
+                    f"[{size}] head + middle + tail is not the history",
+                    "every message lands in exactly one zone, in order: nothing lost, nothing twice.",
+                )
             problem = tail_problem(messages, keep, tail)
             if problem:
-                raise Fail(f"[{size}] the tail holds {len(tail)} message{'' if len(tail) == 1 else 's'}"
-                           + (", starting with a tool_result whose tool_use is in the summarized middle"
-                              if problem == "orphan" else ""), _TAIL_HINTS[problem])
+                raise Fail(
+                    f"[{size}] the tail holds {len(tail)} message{'' if len(tail) == 1 else 's'}"
+                    + (
+                        ", starting with a tool_result whose tool_use is in the summarized middle"
+                        if problem == "orphan"
+                        else ""
+                    ),
+                    _TAIL_HINTS[problem],
+                )
             count += 1
-        return (f"{count} histories (the example, edges, 40 fresh): request pinned, tail the right size, "
-                "no pair split.")
+        return (
+            f"{count} histories (the example, edges, 40 fresh): request pinned, tail the right size, "
+            "no pair split."
+        )
 
     return verdict("split_zones", body)
 
@@ -146,97 +193,154 @@ def check_compact(compact, seed: int = 5) -> bool:
     def body():
         need_function(compact, "compact")
         count = 0
-        for n, (messages, keep) in enumerate(once(("split cases", seed), lambda: list(_split_scenarios(seed)))):
+        for n, (messages, keep) in enumerate(
+            once(("split cases", seed), lambda: list(_split_scenarios(seed)))
+        ):
             seen, returned = [], []
 
             def summarize(part, n=n):
                 seen.append(list(part) if isinstance(part, list) else part)
-                returned.append(f"Goal: task {n}.\nDone: read {len(part) if isinstance(part, list) else 0} "
-                                "messages.")
+                returned.append(
+                    f"Goal: task {n}.\nDone: read {len(part) if isinstance(part, list) else 0} "
+                    "messages."
+                )
                 return returned[-1]
 
-            size = f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
-            out = call_on_copy(f"compact(<{size}>, summarize, {keep})", compact, messages, summarize, keep,
-                               changed_hint=_CHANGED, alias_hint=_COMPACT_ALIAS,
-                               hint="an empty history has nothing to compact: return []." if not messages else None)
-            problem = compact_problem(messages, keep, out, seen, returned[0] if returned else "", size)
+            size = (
+                f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
+            )
+            out = call_on_copy(
+                f"compact(<{size}>, summarize, {keep})",
+                compact,
+                messages,
+                summarize,
+                keep,
+                changed_hint=_CHANGED,
+                alias_hint=_COMPACT_ALIAS,
+                hint="an empty history has nothing to compact: return []."
+                if not messages
+                else None,
+            )
+            problem = compact_problem(
+                messages, keep, out, seen, returned[0] if returned else "", size
+            )
             if problem:
                 raise problem
             count += 1
-        return (f"{count} histories: the request pinned, one headed summary card for the middle, the tail "
-                "word for word.")
+        return (
+            f"{count} histories: the request pinned, one headed summary card for the middle, the tail "
+            "word for word."
+        )
 
     return verdict("compact", body)
 
 
 def compact_problem(messages, keep, out, seen, returned, size) -> Fail | None:
     if out is None:
-        return Fail(f"[{size}] compact returned None", "return the new list of messages: head + [card] + tail.")
+        return Fail(
+            f"[{size}] compact returned None",
+            "return the new list of messages: head + [card] + tail.",
+        )
     if not is_messages(out):
-        return Fail(f"[{size}] compact returned {type(out).__name__}", "return the new list of messages.")
+        return Fail(
+            f"[{size}] compact returned {type(out).__name__}", "return the new list of messages."
+        )
     if not seen:
         nothing_between = len(messages) <= 1 or tail_problem(messages, keep, messages[1:]) is None
         if not nothing_between:
-            return Fail(f"[{size}] summarize was never called, though there was a middle to summarize",
-                        "split with your split_zones and summarize the middle: head + [card] + tail.")
+            return Fail(
+                f"[{size}] summarize was never called, though there was a middle to summarize",
+                "split with your split_zones and summarize the middle: head + [card] + tail.",
+            )
         if out != messages:
-            return Fail(f"[{size}] there was nothing between head and tail, yet the list changed",
-                        "when the middle is empty there is nothing to summarize: return a copy of the list as it is.")
+            return Fail(
+                f"[{size}] there was nothing between head and tail, yet the list changed",
+                "when the middle is empty there is nothing to summarize: return a copy of the list as it is.",
+            )
         return None
     if len(seen) != 1:
-        return Fail(f"[{size}] summarize was called {len(seen)} times", "one summary call per compaction.")
+        return Fail(
+            f"[{size}] summarize was called {len(seen)} times", "one summary call per compaction."
+        )
     middle = seen[0]
     if not isinstance(middle, list) or not middle:
-        return Fail(f"[{size}] summarize was given {middle!r:.40}", "when the middle is empty there is nothing "
-                    "to summarize: do not call summarize, return a copy of the list as it is.")
+        return Fail(
+            f"[{size}] summarize was given {middle!r:.40}",
+            "when the middle is empty there is nothing "
+            "to summarize: do not call summarize, return a copy of the list as it is.",
+        )
     if messages[:1] == middle[:1]:
-        return Fail(f"[{size}] summarize got {len(middle)} messages, starting with the request",
-                    "summarize only the middle: the request stays pinned and the tail stays word for word.")
-    if messages[1:1 + len(middle)] != middle:
-        return Fail(f"[{size}] summarize got {len(middle)} messages that are not the middle of the history",
-                    "summarize only the middle, messages[1:cut]: the request stays pinned and the tail stays "
-                    "word for word.")
-    tail = messages[1 + len(middle):]
+        return Fail(
+            f"[{size}] summarize got {len(middle)} messages, starting with the request",
+            "summarize only the middle: the request stays pinned and the tail stays word for word.",
+        )
+    if messages[1 : 1 + len(middle)] != middle:
+        return Fail(
+            f"[{size}] summarize got {len(middle)} messages that are not the middle of the history",
+            "summarize only the middle, messages[1:cut]: the request stays pinned and the tail stays "
+            "word for word.",
+        )
+    tail = messages[1 + len(middle) :]
     if tail_problem(messages, keep, tail):
-        return Fail(f"[{size}] summarize got {len(middle)} messages, so your tail holds {len(tail)}",
-                    "use your split_zones: the tail is the last keep_messages messages, moved back one if it "
-                    "would start with a tool_result; the middle is what lies between it and the request.")
+        return Fail(
+            f"[{size}] summarize got {len(middle)} messages, so your tail holds {len(tail)}",
+            "use your split_zones: the tail is the last keep_messages messages, moved back one if it "
+            "would start with a tool_result; the middle is what lies between it and the request.",
+        )
     new = [i for i, m in enumerate(out) if m not in messages]
     if any(m in out for m in middle):
-        return Fail(f"[{size}] the middle is still on the compacted desk",
-                    "replace the whole middle with ONE summary message: head + [card] + tail.")
+        return Fail(
+            f"[{size}] the middle is still on the compacted desk",
+            "replace the whole middle with ONE summary message: head + [card] + tail.",
+        )
     if len(new) != 1:
-        return Fail(f"[{size}] the compacted list holds {len(new)} new messages",
-                    "replace the whole middle with ONE summary message: head + [card] + tail.")
+        return Fail(
+            f"[{size}] the compacted list holds {len(new)} new messages",
+            "replace the whole middle with ONE summary message: head + [card] + tail.",
+        )
     where = new[0]
     if where != 1:
         if where == len(out) - 1 and tail:
-            hint = ("the card goes between the head and the tail, where the middle was: after the tail it reads "
-                    "as the newest thing said, and the order of events is lost.")
+            hint = (
+                "the card goes between the head and the tail, where the middle was: after the tail it reads "
+                "as the newest thing said, and the order of events is lost."
+            )
         elif where == 0:
             hint = "the request stays first, untouched; the card comes right after it."
         else:
             hint = "head + [card] + tail: the card sits where the middle was."
         return Fail(f"[{size}] the card is message {where} of {len(out)}", hint)
     if out[0] != messages[0]:
-        return Fail(f"[{size}] the compacted list does not start with the request",
-                    "the request stays pinned at the front, untouched; only the middle becomes a summary.")
+        return Fail(
+            f"[{size}] the compacted list does not start with the request",
+            "the request stays pinned at the front, untouched; only the middle becomes a summary.",
+        )
     card = out[1]
     if card.get("role") != "user" or not is_plain_user(card):
-        return Fail(f"[{size}] the card has the role {card.get('role')!r}",
-                    "send the summary as a user message (the harness's note to the model): "
-                    f"user('{CARD_HEADER}\\n' + text).")
+        return Fail(
+            f"[{size}] the card has the role {card.get('role')!r}",
+            "send the summary as a user message (the harness's note to the model): "
+            f"user('{CARD_HEADER}\\n' + text).",
+        )
     text = text_of(card)
     if not text.startswith(CARD_HEADER + "\n"):
-        return Fail(f"[{size}] the card starts {text[:30]!r}",
-                    f"start the card with the header line {CARD_HEADER}, then a newline, then the summary: the "
-                    "header tells the model this is the harness's note, not a new request from the user.")
-    if text[len(CARD_HEADER) + 1:].strip() != returned.strip():      # a blank line more or less is fine
-        return Fail(f"[{size}] after the header the card holds something other than what summarize returned",
-                    "put the text summarize(middle) returned after the header, unchanged.")
+        return Fail(
+            f"[{size}] the card starts {text[:30]!r}",
+            f"start the card with the header line {CARD_HEADER}, then a newline, then the summary: the "
+            "header tells the model this is the harness's note, not a new request from the user.",
+        )
+    if (
+        text[len(CARD_HEADER) + 1 :].strip() != returned.strip()
+    ):  # a blank line more or less is fine
+        return Fail(
+            f"[{size}] after the header the card holds something other than what summarize returned",
+            "put the text summarize(middle) returned after the header, unchanged.",
+        )
     if out[2:] != tail:
-        return Fail(f"[{size}] the tail after the card is not the last messages, word for word",
-                    "after the card, the tail exactly as split_zones gives it: nothing dropped, nothing edited.")
+        return Fail(
+            f"[{size}] the tail after the card is not the last messages, word for word",
+            "after the card, the tail exactly as split_zones gives it: nothing dropped, nothing edited.",
+        )
     return None
 
 
@@ -275,8 +379,11 @@ def check_compaction_prompt(prompt) -> bool:
                     hint = f"your word limit ({stated.group(1)}) leaves no room for the rule: use {{max_words}}."
                 else:
                     hint = _NO_RULES
-                raise Fail(f"[{where}] the fix went to {run_.database_target}; the last summary "
-                           f"{'kept' if kept else 'lost'} the rule", hint)
+                raise Fail(
+                    f"[{where}] the fix went to {run_.database_target}; the last summary "
+                    f"{'kept' if kept else 'lost'} the rule",
+                    hint,
+                )
             if number == 0:
                 print(f"The last summary of the first run:\n{last}\n")
         return "3 runs with the rule said mid-task: every card carried it within its limit, every fix went to staging."
@@ -284,9 +391,11 @@ def check_compaction_prompt(prompt) -> bool:
     return verdict("your compaction prompt", body)
 
 
-_NO_RULES = ("the rules arrived mid-task, so they sit in the summarized middle, and your card did not keep them: ask, "
-             "in a bullet line of its own, for a section that carries every rule the user gave, and say that it is "
-             "never left out.")
+_NO_RULES = (
+    "the rules arrived mid-task, so they sit in the summarized middle, and your card did not keep them: ask, "
+    "in a bullet line of its own, for a section that carries every rule the user gave, and say that it is "
+    "never left out."
+)
 
 
 def _asks_for_rules(prompt: str) -> bool:
@@ -299,20 +408,28 @@ def _last_summary(run_, where, limit) -> str:
     summaries = [lap.summary for lap in run_.laps if lap.kind == "compact" and lap.summary]
     if run_.stopped != "answered":
         if run_.stopped == "overflow":
-            hint = "a summary must stay short enough to make room: ask for at most {max_words} words."
+            hint = (
+                "a summary must stay short enough to make room: ask for at most {max_words} words."
+            )
         elif run_.stopped == "max_laps":
-            hint = ("the agent went round in circles: the card must tell it what it has already read and what is "
-                    "pending, or it reads the same files again after every compaction.")
+            hint = (
+                "the agent went round in circles: the card must tell it what it has already read and what is "
+                "pending, or it reads the same files again after every compaction."
+            )
         else:
             hint = "read the problem above; the summary call itself failed."
         raise Fail(f"[{where}] the run did not finish ({how_it_stopped(run_)})", hint)
     if not summaries:
-        raise Fail(f"[{where}] the run never compacted", "ask the model to summarize the transcript.")
+        raise Fail(
+            f"[{where}] the run never compacted", "ask the model to summarize the transcript."
+        )
     longest = max(summaries, key=lambda card: len(card.split()))
     if len(longest.split()) > limit:
-        raise Fail(f"[{where}] a card was {len(longest.split())} words, over the limit of {limit}",
-                   "the harness gives the card's word limit as {max_words}: put that placeholder in your prompt "
-                   "(\"at most {max_words} words\"), not a number of your own -- and not no limit at all.")
+        raise Fail(
+            f"[{where}] a card was {len(longest.split())} words, over the limit of {limit}",
+            "the harness gives the card's word limit as {max_words}: put that placeholder in your prompt "
+            '("at most {max_words} words"), not a number of your own -- and not no limit at all.',
+        )
     return summaries[-1]
 
 
@@ -321,44 +438,71 @@ def prompt_shape(prompt, name: str = "your compaction prompt") -> None:
     if prompt is None:
         raise NotDone(f"write {name} as a string, then run this cell.")
     if not isinstance(prompt, str):
-        raise Fail(f"the prompt is {type(prompt).__name__}, not a string", "write the prompt as one string.")
+        raise Fail(
+            f"the prompt is {type(prompt).__name__}, not a string",
+            "write the prompt as one string.",
+        )
     if "{transcript}" not in prompt:
-        raise Fail("the prompt has no {transcript} placeholder",
-                   "the harness puts the middle of the conversation where {transcript} is.")
+        raise Fail(
+            "the prompt has no {transcript} placeholder",
+            "the harness puts the middle of the conversation where {transcript} is.",
+        )
     inside = re.search(r"<transcript>(.*?)</transcript>", prompt, re.S)
     if not inside or "{transcript}" not in inside.group(1):
-        raise Fail("the prompt does not wrap {transcript} in <transcript> ... </transcript> tags",
-                   "the offline model treats a message as a request to summarize only when it holds a "
-                   "<transcript> block with the transcript inside (Claude likes the tags too).")
-    if not re.search(r"\bsummar|\bcompact|\bfold\b", re.sub(r"<transcript>.*?</transcript>", " ", prompt, flags=re.S),
-                     re.I):
-        raise Fail("the prompt never asks for a summary in so many words",
-                   "say what you want -- summarize, compact or fold: the offline model writes a summary only when "
-                   "the prompt asks for one with such a word (Claude reads more, but say it anyway).")
+        raise Fail(
+            "the prompt does not wrap {transcript} in <transcript> ... </transcript> tags",
+            "the offline model treats a message as a request to summarize only when it holds a "
+            "<transcript> block with the transcript inside (Claude likes the tags too).",
+        )
+    if not re.search(
+        r"\bsummar|\bcompact|\bfold\b",
+        re.sub(r"<transcript>.*?</transcript>", " ", prompt, flags=re.S),
+        re.I,
+    ):
+        raise Fail(
+            "the prompt never asks for a summary in so many words",
+            "say what you want -- summarize, compact or fold: the offline model writes a summary only when "
+            "the prompt asks for one with such a word (Claude reads more, but say it anyway).",
+        )
     try:
         compaction_prompt("user: hello", 200, "", template=prompt)
     except (KeyError, IndexError, ValueError) as problem:
-        raise Fail(f"the prompt cannot be filled in ({type(problem).__name__}: {problem})",
-                   "only {transcript}, {max_words} and {focus} are filled in; write any other brace doubled, "
-                   "{{ or }}.") from None
-    for lesson, original in (("COMPACTION_TEMPLATE", COMPACTION_TEMPLATE), ("FOLD_PROMPT", FOLD_PROMPT)):
+        raise Fail(
+            f"the prompt cannot be filled in ({type(problem).__name__}: {problem})",
+            "only {transcript}, {max_words} and {focus} are filled in; write any other brace doubled, "
+            "{{ or }}.",
+        ) from None
+    for lesson, original in (
+        ("COMPACTION_TEMPLATE", COMPACTION_TEMPLATE),
+        ("FOLD_PROMPT", FOLD_PROMPT),
+    ):
         if overlap(word_bag(prompt), word_bag(original)) >= COPIED:
-            raise Fail(f"the prompt is the lesson's {lesson}, nearly word for word",
-                       "write the prompt yourself: which sections does a fresh copy of the agent need, and which "
-                       "one must never be left out?")
-    own = [s for s in sentences(re.sub(r"<transcript>.*?</transcript>", " ", prompt, flags=re.S))
-           if ruled_out([s], ["production", "staging"])]          # a sentence the model reads as a database rule
+            raise Fail(
+                f"the prompt is the lesson's {lesson}, nearly word for word",
+                "write the prompt yourself: which sections does a fresh copy of the agent need, and which "
+                "one must never be left out?",
+            )
+    own = [
+        s
+        for s in sentences(re.sub(r"<transcript>.*?</transcript>", " ", prompt, flags=re.S))
+        if ruled_out([s], ["production", "staging"])
+    ]  # a sentence the model reads as a database rule
     if own:
-        raise Fail(f"the prompt itself states a rule: {own[0]!r}",
-                   "do not write the class's rule into the prompt (that only works for this one task): ask the "
-                   "card to carry whatever rules the user gave.")
+        raise Fail(
+            f"the prompt itself states a rule: {own[0]!r}",
+            "do not write the class's rule into the prompt (that only works for this one task): ask the "
+            "card to carry whatever rules the user gave.",
+        )
 
 
 # ---- task 4 (homework): two rules on a 40-word card ---------------------------------------------------
 
 TIGHT_WORDS = 40
-SECOND_RULES = [   # rules the lessons never use, and the lowercase piece that shows each is kept
-    ("Do not edit any file under migrations/; only run the pending one.", "do not edit any file under migrations/"),
+SECOND_RULES = [  # rules the lessons never use, and the lowercase piece that shows each is kept
+    (
+        "Do not edit any file under migrations/; only run the pending one.",
+        "do not edit any file under migrations/",
+    ),
     ("Always run `pytest tests/` before you say a change is done.", "always run `pytest tests/`"),
 ]
 _TWO_RULE_RUNS = [  # (production rule, said at lap, second rule, said at lap, window)
@@ -369,7 +513,7 @@ _TWO_RULE_RUNS = [  # (production rule, said at lap, second rule, said at lap, w
 
 def two_rules_task(first: str, first_at: int, second: str, second_at: int) -> Task:
     """The class task with two rules said in passing, at two different laps."""
-    said = lambda rule: f"One more thing: {rule[0].lower()}{rule[1:]}"   # noqa: E731
+    said = lambda rule: f"One more thing: {rule[0].lower()}{rule[1:]}"  # noqa: E731
     return Task(GOAL, {first_at: said(first), second_at: said(second)}, RULE)
 
 
@@ -400,14 +544,22 @@ def check_two_rules_prompt(prompt) -> bool:
                 elif not missing:
                     hint = "both rules are on the card, yet the fix went elsewhere: keep the production rule's words."
                 elif goal_first:
-                    hint = (f"{TIGHT_WORDS} words go fast, and your card spends them on the goal first. The request "
-                            "is pinned in the head, so the card need not repeat it: what does the desk already "
-                            "show without the card's help?")
+                    hint = (
+                        f"{TIGHT_WORDS} words go fast, and your card spends them on the goal first. The request "
+                        "is pinned in the head, so the card need not repeat it: what does the desk already "
+                        "show without the card's help?"
+                    )
                 else:
-                    hint = ("the model keeps the sections in the order you ask for them and cuts at the limit: "
-                            "what must come first, and what can go?")
-                raise Fail(f"[{where}] the last card lost {missing[0]!r}" if missing else
-                           f"[{where}] the fix went to {run_.database_target}", hint)
+                    hint = (
+                        "the model keeps the sections in the order you ask for them and cuts at the limit: "
+                        "what must come first, and what can go?"
+                    )
+                raise Fail(
+                    f"[{where}] the last card lost {missing[0]!r}"
+                    if missing
+                    else f"[{where}] the fix went to {run_.database_target}",
+                    hint,
+                )
         return f"2 runs, two rules each, {TIGHT_WORDS}-word cards: both rules on every last card, fix on staging."
 
     return verdict("TWO_RULES_PROMPT", body)

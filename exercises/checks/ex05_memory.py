@@ -37,15 +37,20 @@ from harness.tools import REPO_ROOT, WORKSPACE, Toolbox
 from .common import GOALS, Fail, call, model, need_function, once, verdict, watching
 from .memory_rules import GREENHOUSE_FINGERPRINT, MEMORY_CAP, lines_of, memory_shape, with_memory
 
-TIGHT_CAP = 30                 # tokens: the squeezed memory of task 3
+TIGHT_CAP = 30  # tokens: the squeezed memory of task 3
 README = "exercises/README.md, 'The offline desk model'"
 GREENHOUSE = REPO_ROOT / "workspaces" / "greenhouse"
 
 
 def session_two(goal: str, memory: str | None, root: Path = WORKSPACE):
     """A new session on the workspace at ``root``, with ``memory`` (or none) loaded as its CLAUDE.md."""
-    return run_agent(goal, model(20000), tools=Toolbox(root), max_laps=80,
-                     system=with_memory(memory, root) if memory else system_prompt(None))
+    return run_agent(
+        goal,
+        model(20000),
+        tools=Toolbox(root),
+        max_laps=80,
+        system=with_memory(memory, root) if memory else system_prompt(None),
+    )
 
 
 def _sessions(memory: str, label: str, goals=GOALS, root: Path = WORKSPACE):
@@ -53,18 +58,24 @@ def _sessions(memory: str, label: str, goals=GOALS, root: Path = WORKSPACE):
     for n, goal in enumerate(goals, start=1):
         before = once(("no memory", goal, str(root)), lambda: session_two(goal, None, root))
         after = session_two(goal, memory, root)
-        print(f"request {n}: without memory {len(before.files_read)} files read, fix on {before.database_target}; "
-              f"with {label} {len(after.files_read)} files read, fix on {after.database_target}.")
+        print(
+            f"request {n}: without memory {len(before.files_read)} files read, fix on {before.database_target}; "
+            f"with {label} {len(after.files_read)} files read, fix on {after.database_target}."
+        )
         if after.database_target != "staging":
-            raise Fail(f"[request {n}] session two ran the fix on {after.database_target}",
-                       "the offline model did not read anything in your memory as a rule about the database "
-                       "target. If you wrote no such rule, add it: nothing else in session two says where the fix "
-                       "may go. If you did, the offline model may not read that wording -- see " + README +
-                       " for the wordings it reads (Claude would read more).")
+            raise Fail(
+                f"[request {n}] session two ran the fix on {after.database_target}",
+                "the offline model did not read anything in your memory as a rule about the database "
+                "target. If you wrote no such rule, add it: nothing else in session two says where the fix "
+                "may go. If you did, the offline model may not read that wording -- see "
+                + README
+                + " for the wordings it reads (Claude would read more).",
+            )
         yield n, before, after
 
 
 # ---- task 1: four lines ------------------------------------------------------------------------------
+
 
 def check_memory(memory, budget) -> bool:
     """Checks MEMORY and MEMORY_BUDGET, the rules as the task states them:
@@ -78,22 +89,30 @@ def check_memory(memory, budget) -> bool:
     """
 
     def body():
-        lines, cost = memory_shape(memory, budget, originals=[("the workspace's own CLAUDE.md",
-                                                                lines_of(WORKSPACE / "CLAUDE.md"))])
+        lines, cost = memory_shape(
+            memory,
+            budget,
+            originals=[("the workspace's own CLAUDE.md", lines_of(WORKSPACE / "CLAUDE.md"))],
+        )
         after = None
         for n, before, after in _sessions(memory, "memory"):
             if len(after.files_read) >= len(before.files_read):
-                raise Fail(f"[request {n}] session two read {len(after.files_read)} files, as many as without memory",
-                           "say where things live (the file that handles sign-in, the folder of migrations, how a "
-                           "pending one is marked), so session two goes straight there.")
+                raise Fail(
+                    f"[request {n}] session two read {len(after.files_read)} files, as many as without memory",
+                    "say where things live (the file that handles sign-in, the folder of migrations, how a "
+                    "pending one is marked), so session two goes straight there.",
+                )
         laps = len(after.laps)
-        return (f"{len(lines)} lines, {cost} tokens (budget {budget}); session two went straight to the files and "
-                f"used staging. Memory cost {cost} x {laps} laps = {cost * laps:,} tokens in that session.")
+        return (
+            f"{len(lines)} lines, {cost} tokens (budget {budget}); session two went straight to the files and "
+            f"used staging. Memory cost {cost} x {laps} laps = {cost * laps:,} tokens in that session."
+        )
 
     return verdict("your CLAUDE.md", body)
 
 
 # ---- task 3 (homework): squeeze it ---------------------------------------------------------------------
+
 
 def check_tight_memory(memory) -> bool:
     """Checks TIGHT_MEMORY, the rules as the task states them:
@@ -110,12 +129,16 @@ def check_tight_memory(memory) -> bool:
             goal = GOALS[n - 1]
             reference = once(("workspace memory", goal), lambda: session_two(goal, full))
             if len(after.files_read) > len(reference.files_read):
-                raise Fail(f"[request {n}] session two read {len(after.files_read)} files; with the workspace's "
-                           f"{tiktoken_count(full)}-token CLAUDE.md it reads {len(reference.files_read)}",
-                           "keep the pointer that sends session two to the right file and folder; the model only "
-                           "follows a pointer on a line that shares a word with the request (email, login, ...).")
-        return (f"{cost} tokens in {len(lines)} line(s) against {tiktoken_count(full)} for the workspace's "
-                "CLAUDE.md, with the same two wins on three wordings of the request.")
+                raise Fail(
+                    f"[request {n}] session two read {len(after.files_read)} files; with the workspace's "
+                    f"{tiktoken_count(full)}-token CLAUDE.md it reads {len(reference.files_read)}",
+                    "keep the pointer that sends session two to the right file and folder; the model only "
+                    "follows a pointer on a line that shares a word with the request (email, login, ...).",
+                )
+        return (
+            f"{cost} tokens in {len(lines)} line(s) against {tiktoken_count(full)} for the workspace's "
+            "CLAUDE.md, with the same two wins on three wordings of the request."
+        )
 
     return verdict("TIGHT_MEMORY", body)
 
@@ -143,18 +166,29 @@ def check_greenhouse_memory(memory) -> bool:
     """
 
     def body():
-        lines, cost = memory_shape(memory, MEMORY_CAP, name="GREENHOUSE_MEMORY", root=GREENHOUSE, originals=[
-            ("the greenhouse's own CLAUDE.md fingerprint", GREENHOUSE_FINGERPRINT),
-            ("the class codebase's CLAUDE.md", lines_of(WORKSPACE / "CLAUDE.md"))])
+        lines, cost = memory_shape(
+            memory,
+            MEMORY_CAP,
+            name="GREENHOUSE_MEMORY",
+            root=GREENHOUSE,
+            originals=[
+                ("the greenhouse's own CLAUDE.md fingerprint", GREENHOUSE_FINGERPRINT),
+                ("the class codebase's CLAUDE.md", lines_of(WORKSPACE / "CLAUDE.md")),
+            ],
+        )
         after = None
         for n, before, after in _sessions(memory, "your memory", GREENHOUSE_GOALS, GREENHOUSE):
             if len(after.files_read) >= len(before.files_read):
-                raise Fail(f"[request {n}] session two read {len(after.files_read)} files, as many as without memory",
-                           "point at the file that decides the watering and at the folder of database changes "
-                           "(and how a change not yet run is marked), on a line that shares words with the "
-                           "request.")
-        return (f"{len(lines)} lines, {cost} tokens: on the greenhouse codebase session two went straight to the "
-                f"files ({len(after.files_read)} read) and ran the fix on staging, for three wordings.")
+                raise Fail(
+                    f"[request {n}] session two read {len(after.files_read)} files, as many as without memory",
+                    "point at the file that decides the watering and at the folder of database changes "
+                    "(and how a change not yet run is marked), on a line that shares words with the "
+                    "request.",
+                )
+        return (
+            f"{len(lines)} lines, {cost} tokens: on the greenhouse codebase session two went straight to the "
+            f"files ({len(after.files_read)} read) and ran the fix on staging, for three wordings."
+        )
 
     return verdict("GREENHOUSE_MEMORY", body)
 
@@ -167,7 +201,7 @@ _CONSTRAINT_POOL = [
     "Only use the public API in app/api/; never call the database from a handler.",
     "Always run `pytest tests/` before saying a change is done.",
     "No new dependencies without asking first.",
-    "Schema changes go through a new migration file.",           # a rule with none of the usual keywords
+    "Schema changes go through a new migration file.",  # a rule with none of the usual keywords
     "Café names keep their accents: naïve ASCII folding breaks the menu export.",
 ]
 _MEMORY_POOL = [
@@ -177,7 +211,9 @@ _MEMORY_POOL = [
 ]
 # Lines that hold a constraint of the pool, or are held by one: another rule all the same.
 _NEAR = {
-    _CONSTRAINT_POOL[1]: "- Do not edit files under migrations/ that have already run. Ask before changing a new one.",
+    _CONSTRAINT_POOL[
+        1
+    ]: "- Do not edit files under migrations/ that have already run. Ask before changing a new one.",
     _CONSTRAINT_POOL[4]: "- No new dependencies",
 }
 HEADING = "Standing constraints:"
@@ -185,14 +221,22 @@ HEADING = "Standing constraints:"
 
 def _summary_text(rng: random.Random, constraints: list[str], last: bool) -> str:
     """A summary in the harness's shape: headed sections, bullets under the constraints heading and the next."""
-    facts = ["Facts:", "- Cause: app/auth.py:40 — FIXME: case-sensitive email match",
-             "- Noticed: app/db.py:25 — the nightly export never includes its first row",
-             "- Noticed: no test covers a login that must not fail on capitals"]
+    facts = [
+        "Facts:",
+        "- Cause: app/auth.py:40 — FIXME: case-sensitive email match",
+        "- Noticed: app/db.py:25 — the nightly export never includes its first row",
+        "- Noticed: no test covers a login that must not fail on capitals",
+    ]
     rules = ([HEADING] + [f"- {c}" for c in constraints]) if constraints else []
-    progress = ["Files read: app/auth.py, app/db.py, migrations/003_lowercase_emails.sql",
-                "Done / pending:", "- Done: read 3 files. Pending: apply the pending fix."]
+    progress = [
+        "Files read: app/auth.py, app/db.py, migrations/003_lowercase_emails.sql",
+        "Done / pending:",
+        "- Done: read 3 files. Pending: apply the pending fix.",
+    ]
     sections = [facts, progress, rules] if last else [rules, facts, progress]
-    return "\n".join([f"Goal: {rng.choice(GOALS)}"] + [line for section in sections for line in section])
+    return "\n".join(
+        [f"Goal: {rng.choice(GOALS)}"] + [line for section in sections for line in section]
+    )
 
 
 def _bare(line: str) -> str:
@@ -207,8 +251,11 @@ def _real_card() -> str:
     from stage.tasks import file_reading_task
 
     from .common import run
+
     task = file_reading_task(rule_at_lap=3)
-    return [lap.summary for lap in run(ThreeZoneCompaction(), 5000, task).laps if lap.kind == "compact"][-1]
+    return [
+        lap.summary for lap in run(ThreeZoneCompaction(), 5000, task).laps if lap.kind == "compact"
+    ][-1]
 
 
 def check_promote(promote, seed: int = 7) -> bool:
@@ -234,8 +281,10 @@ def check_promote(promote, seed: int = 7) -> bool:
             for n in range(11):
                 _promote_case(promote, rng, n, Path(folder) / f"case{n}" / "CLAUDE.md")
             _failing_write_case(promote, rng, Path(folder) / "full-disk" / "CLAUDE.md")
-        return ("11 fresh summaries and memory files (a real card among them), and one disk that filled up "
-                "mid-write: rules promoted once, the added lines returned, nothing else moved, nothing lost.")
+        return (
+            "11 fresh summaries and memory files (a real card among them), and one disk that filled up "
+            "mid-write: rules promoted once, the added lines returned, nothing else moved, nothing lost."
+        )
 
     return verdict("promote", body)
 
@@ -248,34 +297,46 @@ def _promote_case(promote, rng, n, path):
         constraints.append(_CONSTRAINT_POOL[5])
     existing = rng.sample(_MEMORY_POOL, rng.randint(1, 3))
     if n % 3 == 1 and constraints:
-        existing.append(f"- {constraints[0]}")                    # memory already holds one of them
-    if n in (6, 7):                                                # memory holds a line near a rule
+        existing.append(f"- {constraints[0]}")  # memory already holds one of them
+    if n in (6, 7):  # memory holds a line near a rule
         near = _CONSTRAINT_POOL[1] if n == 6 else _CONSTRAINT_POOL[4]
         constraints = [near] + [c for c in constraints if c != near]
         existing.append(_NEAR[near])
     summary = _summary_text(rng, constraints, last=n % 2 == 0)
     listed = [f"- {c}" for c in constraints]
-    if n == 8:                                                     # the summary lists a rule twice
+    if n == 8:  # the summary lists a rule twice
         summary = summary.replace(listed[0], listed[0] + "\n" + listed[0])
-    if n == 9:                                                     # a real card from a run
+    if n == 9:  # a real card from a run
         summary = once(("promote card",), _real_card)
         constraints = [_bare(line) for line in _under_heading(summary)]
     if n == 2:
-        existing = []                                              # no CLAUDE.md yet
+        existing = []  # no CLAUDE.md yet
     else:
         path.write_text("\n".join(existing) + ("" if n == 4 else "\n"), encoding="utf-8")
-    where = (f"case {n + 1}: {len(existing)} lines in memory, {len(constraints)} constraints in the summary"
-             + {4: ", no newline at the end", 2: ", no CLAUDE.md yet", 6: ", memory holds a longer rule",
-                7: ", memory holds a shorter rule", 8: ", one rule listed twice", 9: " (a real card)"}.get(n, "")
-             + (", one already in memory" if n % 3 == 1 and n not in (2, 7) else ""))
-    target = str(path) if n % 2 else path                          # a str or a Path, both must work
+    where = (
+        f"case {n + 1}: {len(existing)} lines in memory, {len(constraints)} constraints in the summary"
+        + {
+            4: ", no newline at the end",
+            2: ", no CLAUDE.md yet",
+            6: ", memory holds a longer rule",
+            7: ", memory holds a shorter rule",
+            8: ", one rule listed twice",
+            9: " (a real card)",
+        }.get(n, "")
+        + (", one already in memory" if n % 3 == 1 and n not in (2, 7) else "")
+    )
+    target = str(path) if n % 2 else path  # a str or a Path, both must work
     with watching(harness.promote.__file__) as borrowed, elsewhere(where):
         returned = call(f"promote(summary, memory_path) [{where}]", promote, summary, target)
     if borrowed:
-        raise Fail(f"[{where}] your promote called the harness's own ({borrowed[0]} in harness/promote.py)",
-                   "write promote yourself: reading the summary and appending to the file is the exercise.")
+        raise Fail(
+            f"[{where}] your promote called the harness's own ({borrowed[0]} in harness/promote.py)",
+            "write promote yourself: reading the summary and appending to the file is the exercise.",
+        )
     if not path.exists():
-        raise Fail(f"[{where}] no memory file was written", "create the file when it does not exist yet.")
+        raise Fail(
+            f"[{where}] no memory file was written", "create the file when it does not exist yet."
+        )
     first = path.read_text(encoding="utf-8")
     lines = [line.rstrip() for line in first.splitlines() if line.strip()]
     _memory_lines_problem(lines, existing, constraints, where)
@@ -284,11 +345,15 @@ def _promote_case(promote, rng, n, path):
     with elsewhere(where):
         again = call(f"promote run a second time [{where}]", promote, summary, target)
     if path.read_text(encoding="utf-8") != first:
-        raise Fail(f"[{where}] running promote twice changed the file",
-                   "do not duplicate lines: before appending, check what the file already holds.")
+        raise Fail(
+            f"[{where}] running promote twice changed the file",
+            "do not duplicate lines: before appending, check what the file already holds.",
+        )
     if again not in ([], ()):
-        raise Fail(f"[{where}] the second run returned {again!r}, though it added nothing",
-                   "return only the lines this call added: the second time, that is [].")
+        raise Fail(
+            f"[{where}] the second run returned {again!r}, though it added nothing",
+            "return only the lines this call added: the second time, that is [].",
+        )
 
 
 _GUARDED = [WORKSPACE / "CLAUDE.md", GREENHOUSE / "CLAUDE.md"]
@@ -314,10 +379,16 @@ def elsewhere(where: str):
             for p in touched:
                 p.write_bytes(before[p])
     if touched or strays:
-        raise Fail(f"[{where}] promote wrote to " + (f"{touched[0]} (now put back as it was)" if touched else
-                                                     f"{strays[0]} in the folder it was run from")
-                   + ", not to the memory_path it was given",
-                   "write to memory_path, the file you are given -- never a path of your own.")
+        raise Fail(
+            f"[{where}] promote wrote to "
+            + (
+                f"{touched[0]} (now put back as it was)"
+                if touched
+                else f"{strays[0]} in the folder it was run from"
+            )
+            + ", not to the memory_path it was given",
+            "write to memory_path, the file you are given -- never a path of your own.",
+        )
 
 
 def _under_heading(summary: str) -> list[str]:
@@ -334,57 +405,78 @@ def _under_heading(summary: str) -> list[str]:
 
 def _returned_problem(returned, added, existing, where):
     if returned is None:
-        raise Fail(f"[{where}] promote returned None",
-                   "return the list of lines you added (as written to the file), [] if none.")
+        raise Fail(
+            f"[{where}] promote returned None",
+            "return the list of lines you added (as written to the file), [] if none.",
+        )
     if not isinstance(returned, (list, tuple)) or not all(isinstance(x, str) for x in returned):
-        raise Fail(f"[{where}] promote returned {type(returned).__name__}",
-                   "return a list of strings, the lines added.")
+        raise Fail(
+            f"[{where}] promote returned {type(returned).__name__}",
+            "return a list of strings, the lines added.",
+        )
     held = [x for x in returned if _bare(x) in {_bare(e) for e in existing}]
     if held:
-        raise Fail(f"[{where}] promote returned {held[0]!r}, which memory already held",
-                   "return only the lines this call added; a constraint already in memory was skipped, so it is "
-                   "not among them.")
+        raise Fail(
+            f"[{where}] promote returned {held[0]!r}, which memory already held",
+            "return only the lines this call added; a constraint already in memory was skipped, so it is "
+            "not among them.",
+        )
     if [x.rstrip("\n") for x in returned] != added:
-        raise Fail(f"[{where}] promote returned {list(returned)!r}, the lines added were {added!r}",
-                   "return the lines exactly as you wrote them to the file, in the same order.")
+        raise Fail(
+            f"[{where}] promote returned {list(returned)!r}, the lines added were {added!r}",
+            "return the lines exactly as you wrote them to the file, in the same order.",
+        )
 
 
 def _memory_lines_problem(lines, existing, constraints, where):
     for old in existing:
         if old not in lines:
             glued = any(line.startswith(old) and line != old for line in lines)
-            raise Fail(f"[{where}] the memory line {old!r} is gone or changed",
-                       "the file did not end with a newline, so your first line was glued onto its last one: "
-                       "start on a new line." if glued else
-                       "append to the memory file; never overwrite what it already holds.")
+            raise Fail(
+                f"[{where}] the memory line {old!r} is gone or changed",
+                "the file did not end with a newline, so your first line was glued onto its last one: "
+                "start on a new line."
+                if glued
+                else "append to the memory file; never overwrite what it already holds.",
+            )
     for rule in dict.fromkeys(constraints):
         bullet = f"- {rule}"
         count = lines.count(bullet) + (lines.count(rule) if bullet not in existing else 0)
         if count > 1 + existing.count(bullet):
-            raise Fail(f"[{where}] the constraint {rule!r} is in memory {count} times",
-                       "each standing constraint belongs in memory exactly once: skip the ones already there, and "
-                       "a rule the summary lists twice is written once.")
+            raise Fail(
+                f"[{where}] the constraint {rule!r} is in memory {count} times",
+                "each standing constraint belongs in memory exactly once: skip the ones already there, and "
+                "a rule the summary lists twice is written once.",
+            )
         if bullet not in lines:
             if rule in lines or any(_bare(line) == rule for line in lines):
-                raise Fail(f"[{where}] the constraint {rule!r} went into memory without its dash",
-                           "write each line exactly as it is in the summary, its leading '- ' included: memory is a "
-                           "list of bullets.")
+                raise Fail(
+                    f"[{where}] the constraint {rule!r} went into memory without its dash",
+                    "write each line exactly as it is in the summary, its leading '- ' included: memory is a "
+                    "list of bullets.",
+                )
             near = [e for e in existing if e != bullet and (rule in e or _bare(e) in rule)]
-            raise Fail(f"[{where}] the constraint {rule!r} is not in memory as a line of its own",
-                       f"memory held {near[0]!r}, which is another line: compare whole lines (without the leading "
-                       "'- '), not whether one contains the other." if near else
-                       "take every bullet right under the 'Standing constraints:' heading, whatever its words: a "
-                       "rule need not say never, not or always. One line each.")
+            raise Fail(
+                f"[{where}] the constraint {rule!r} is not in memory as a line of its own",
+                f"memory held {near[0]!r}, which is another line: compare whole lines (without the leading "
+                "'- '), not whether one contains the other."
+                if near
+                else "take every bullet right under the 'Standing constraints:' heading, whatever its words: a "
+                "rule need not say never, not or always. One line each.",
+            )
     allowed = set(existing) | {f"- {c}" for c in constraints}
     strays = [line for line in lines if line not in allowed]
     if strays:
-        raise Fail(f"[{where}] memory gained {strays[0]!r}",
-                   "only the bullets right under the 'Standing constraints:' heading belong in memory, up to the "
-                   "first line that is not one: the next heading ends the section. The goal, facts and progress "
-                   "stay in the summary (they are this session's, not the project's), even a fact that says 'never'.")
+        raise Fail(
+            f"[{where}] memory gained {strays[0]!r}",
+            "only the bullets right under the 'Standing constraints:' heading belong in memory, up to the "
+            "first line that is not one: the next heading ends the section. The goal, facts and progress "
+            "stay in the summary (they are this session's, not the project's), even a fact that says 'never'.",
+        )
 
 
 # ---- a disk that fills up mid-write -------------------------------------------------------------------
+
 
 class _FullDisk:
     """A file opened for writing on a full disk: every write fails before a byte is written."""
@@ -434,17 +526,21 @@ def _failing_write_case(promote, rng, path):
     old = "\n".join(existing) + "\n"
     path.write_text(old, encoding="utf-8")
     summary = _summary_text(rng, _CONSTRAINT_POOL[:2], last=False)
-    where = "a memory file of 3 lines, 2 new constraints, and the disk fills up while promote writes"
+    where = (
+        "a memory file of 3 lines, 2 new constraints, and the disk fills up while promote writes"
+    )
     try:
         with disk_full_for(path):
             promote(summary, path)
     except NotImplementedError:
         raise
     except Exception:
-        pass                                   # failing is fine; losing the old lines is not
+        pass  # failing is fine; losing the old lines is not
     now = path.read_text(encoding="utf-8") if path.exists() else ""
     lost = [line for line in existing if line not in now.splitlines()]
     if lost:
-        raise Fail(f"[{where}] after the failed write the memory file lost {len(lost)} of its {len(existing)} lines",
-                   "never empty the old file before the new text is safely written: open it in append mode ('a'), "
-                   "or write the whole new text to a temporary file beside it and os.replace() it over the old one.")
+        raise Fail(
+            f"[{where}] after the failed write the memory file lost {len(lost)} of its {len(existing)} lines",
+            "never empty the old file before the new text is safely written: open it in append mode ('a'), "
+            "or write the whole new text to a temporary file beside it and os.replace() it over the old one.",
+        )

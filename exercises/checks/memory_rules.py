@@ -25,16 +25,20 @@ from harness.tools import REPO_ROOT, WORKSPACE
 
 from .common import Fail, NotDone, copied_lines, overlap, word_bag
 
-MEMORY_CAP = 150               # tokens: the most this class lets a four-line CLAUDE.md cost per turn
+MEMORY_CAP = 150  # tokens: the most this class lets a four-line CLAUDE.md cost per turn
 
 
 # ---- loading a memory as session two would ---------------------------------------------------------
 
+
 def _codebase_copy(root: Path, folder: Path, memory: str) -> Path:
     """A copy of the codebase at ``root`` in ``folder``, with ``memory`` as its CLAUDE.md. Returns its path."""
     copy_root = folder / root.name
-    shutil.copytree(root, copy_root, ignore=shutil.ignore_patterns("CLAUDE.md", "CLAUDE.local.md", ".task.toml",
-                                                                  "__pycache__"))
+    shutil.copytree(
+        root,
+        copy_root,
+        ignore=shutil.ignore_patterns("CLAUDE.md", "CLAUDE.local.md", ".task.toml", "__pycache__"),
+    )
     (copy_root / "CLAUDE.md").write_text(memory, encoding="utf-8")
     return copy_root
 
@@ -61,13 +65,28 @@ def with_memory(memory: str, root: Path = WORKSPACE) -> str:
 # ---- what a memory must be, before any run ----------------------------------------------------------
 
 # A diary line says what happened, not what always holds: a time, or a past action told by someone.
-TIMES = ("yesterday", "today", "tonight", "this morning", "earlier today", "last session", "last time",
-         "session one", "first session", "previous session")
+TIMES = (
+    "yesterday",
+    "today",
+    "tonight",
+    "this morning",
+    "earlier today",
+    "last session",
+    "last time",
+    "session one",
+    "first session",
+    "previous session",
+)
 DONE = "found fixed ran tried looked noticed discovered spent debugged traced saw learned learnt realised realized"
-DIARY = re.compile(r"\b(?:" + "|".join(TIMES) + r")\b|^\W*(?:" + DONE.replace(" ", "|") + r")\b|\b(?:i|we)\s+"
-                   r"(?:\w+\s+)?(?:" + DONE.replace(" ", "|") + r"|was|were|had)\b", re.I)
-PATHLIKE = re.compile(r"(?<![\w@:/.-])((?:[\w.-]+/)+[\w.*-]*|[\w-]+\.(?:py|sql|md|toml|ini|cfg|sh|js|json|txt|yml|yaml))"
-                      r"(?::\d+)?(?![\w/])")
+DIARY = re.compile(
+    r"\b(?:" + "|".join(TIMES) + r")\b|^\W*(?:" + DONE.replace(" ", "|") + r")\b|\b(?:i|we)\s+"
+    r"(?:\w+\s+)?(?:" + DONE.replace(" ", "|") + r"|was|were|had)\b",
+    re.I,
+)
+PATHLIKE = re.compile(
+    r"(?<![\w@:/.-])((?:[\w.-]+/)+[\w.*-]*|[\w-]+\.(?:py|sql|md|toml|ini|cfg|sh|js|json|txt|yml|yaml))"
+    r"(?::\d+)?(?![\w/])"
+)
 MARKER = re.compile(r"`(\s*(?:--|#)[^`]*)`")
 
 
@@ -87,81 +106,129 @@ def _exists(name: str, root: Path) -> bool:
 
 
 def _in_files(marker: str, root: Path) -> bool:
-    return any(marker.strip() in p.read_text(encoding="utf-8", errors="replace")
-               for p in root.rglob("*") if p.is_file() and p.name not in ("CLAUDE.md", ".task.toml"))
+    return any(
+        marker.strip() in p.read_text(encoding="utf-8", errors="replace")
+        for p in root.rglob("*")
+        if p.is_file() and p.name not in ("CLAUDE.md", ".task.toml")
+    )
 
 
-def memory_shape(memory, budget, name: str = "MEMORY", cap: int = MEMORY_CAP, root: Path = WORKSPACE,
-                 originals: tuple = ()) -> tuple[list[str], int]:
+def memory_shape(
+    memory,
+    budget,
+    name: str = "MEMORY",
+    cap: int = MEMORY_CAP,
+    root: Path = WORKSPACE,
+    originals: tuple = (),
+) -> tuple[list[str], int]:
     """Four lines at most, none copied from ``originals``, a sensible budget and within it (imports
     included), nothing that points at nothing, no diary. Returns (lines, tokens)."""
     if memory is None or budget is None:
-        raise NotDone(f"write {name} (the text of CLAUDE.md)" + (" and MEMORY_BUDGET (tokens)" if name == "MEMORY"
-                                                                  else "") + ", then run this cell.")
+        raise NotDone(
+            f"write {name} (the text of CLAUDE.md)"
+            + (" and MEMORY_BUDGET (tokens)" if name == "MEMORY" else "")
+            + ", then run this cell."
+        )
     if not isinstance(memory, str) or not memory.strip():
-        raise Fail(f"{name} is {type(memory).__name__ if not isinstance(memory, str) else 'empty'}, not a piece of "
-                   "text", "write CLAUDE.md as one string, one fact or rule per line.")
+        raise Fail(
+            f"{name} is {type(memory).__name__ if not isinstance(memory, str) else 'empty'}, not a piece of "
+            "text",
+            "write CLAUDE.md as one string, one fact or rule per line.",
+        )
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise Fail(f"MEMORY_BUDGET is {budget!r}", "give a positive whole number of tokens.")
     lines = [line for line in memory.splitlines() if line.strip()]
     if len(lines) > 4:
-        raise Fail(f"{name} has {len(lines)} lines",
-                   "at most four lines: CLAUDE.md is loaded on every turn of every session, so only durable rules "
-                   "and where-things-live pointers belong in it, not a diary or the codebase.")
+        raise Fail(
+            f"{name} has {len(lines)} lines",
+            "at most four lines: CLAUDE.md is loaded on every turn of every session, so only durable rules "
+            "and where-things-live pointers belong in it, not a diary or the codebase.",
+        )
     copied(memory, list(originals), name)
     if budget > cap:
-        raise Fail(f"a budget of {budget:,} tokens is too generous",
-                   f"CLAUDE.md is paid on every turn: keep it to {cap} tokens or less.")
+        raise Fail(
+            f"a budget of {budget:,} tokens is too generous",
+            f"CLAUDE.md is paid on every turn: keep it to {cap} tokens or less.",
+        )
     where = root.relative_to(REPO_ROOT)
     for imported in imports_in(memory):
         if not (root / imported).is_file():
-            raise Fail(f"{name} imports @{imported}, and {where}/{imported} does not exist",
-                       "an import must point at a file of the codebase (relative to where CLAUDE.md sits), or "
-                       "session two loads nothing from it.")
+            raise Fail(
+                f"{name} imports @{imported}, and {where}/{imported} does not exist",
+                "an import must point at a file of the codebase (relative to where CLAUDE.md sits), or "
+                "session two loads nothing from it.",
+            )
     for line in lines:
         plain = re.sub(r"`[^`]*`", " ", line)
         if DIARY.search(plain):
-            raise Fail(f"{name} has a diary line: {line.strip()!r}",
-                       "memory holds what is always true -- standing rules and where things live -- not what "
-                       "happened (no I or we did, no yesterday or last session, no found or fixed).")
+            raise Fail(
+                f"{name} has a diary line: {line.strip()!r}",
+                "memory holds what is always true -- standing rules and where things live -- not what "
+                "happened (no I or we did, no yesterday or last session, no found or fixed).",
+            )
         for named in PATHLIKE.findall(plain):
             if not _looks_like_a_path(named):
-                continue                              # "prod/live", "read/write": words, not a place
+                continue  # "prod/live", "read/write": words, not a place
             if "://" not in named and not _exists(named, root):
-                raise Fail(f"{name} names {named}, which is not in {where}",
-                           "every file or folder your memory names must exist in this codebase: a pointer to "
-                           "nothing sends session two looking for it.")
+                raise Fail(
+                    f"{name} names {named}, which is not in {where}",
+                    "every file or folder your memory names must exist in this codebase: a pointer to "
+                    "nothing sends session two looking for it.",
+                )
         for marker in MARKER.findall(line):
             if not _in_files(marker, root):
-                raise Fail(f"{name} quotes the marker `{marker.strip()}`, which no file of {where} holds",
-                           "a marker you quote must be the one this codebase writes: look at how its own files "
-                           "mark a change that has not run yet.")
+                raise Fail(
+                    f"{name} quotes the marker `{marker.strip()}`, which no file of {where} holds",
+                    "a marker you quote must be the one this codebase writes: look at how its own files "
+                    "mark a change that has not run yet.",
+                )
     cost = loaded(memory, root)[1]
     if cost > budget:
         imported = " and the files it imports" if imports_in(memory) else ""
-        raise Fail(f"{name}{imported} come{'' if imported else 's'} to {cost} tokens, over "
-                   + ("your own budget" if name == "MEMORY" else "the cap") + f" of {budget}",
-                   ("an imported file is loaded on every turn too, so its tokens count. " if imported else "")
-                   + "Trim it to the rules and pointers that matter"
-                   + (", or raise the budget (within the cap)." if name == "MEMORY" else
-                      ": which line made session two faster, and which only repeats what the code says?"))
+        raise Fail(
+            f"{name}{imported} come{'' if imported else 's'} to {cost} tokens, over "
+            + ("your own budget" if name == "MEMORY" else "the cap")
+            + f" of {budget}",
+            (
+                "an imported file is loaded on every turn too, so its tokens count. "
+                if imported
+                else ""
+            )
+            + "Trim it to the rules and pointers that matter"
+            + (
+                ", or raise the budget (within the cap)."
+                if name == "MEMORY"
+                else ": which line made session two faster, and which only repeats what the code says?"
+            ),
+        )
     return lines, cost
 
 
 def copied(memory: str, originals: list[tuple[str, list[list[str]]]], name: str) -> None:
     """FAIL if a line of ``memory`` is a line of one of the ``originals`` (its words, perhaps shuffled)."""
     for whose, lines in originals:
-        copied = copied_lines(memory, lines) if not whose.endswith("fingerprint") else \
-            [line.strip() for line in memory.splitlines()
-             if len(word_bag(line)) >= 5 and any(overlap(hashed(line), theirs) >= 0.8 for theirs in lines)]
+        copied = (
+            copied_lines(memory, lines)
+            if not whose.endswith("fingerprint")
+            else [
+                line.strip()
+                for line in memory.splitlines()
+                if len(word_bag(line)) >= 5
+                and any(overlap(hashed(line), theirs) >= 0.8 for theirs in lines)
+            ]
+        )
         if copied:
-            raise Fail(f"{name} copies {copied[0]!r} from {whose.replace(' fingerprint', '')}",
-                       "write the memory yourself, in your own words, from what you find in the code and its docs: "
-                       "that is the skill this task trains (shuffling the words of a copied line is still a copy).")
+            raise Fail(
+                f"{name} copies {copied[0]!r} from {whose.replace(' fingerprint', '')}",
+                "write the memory yourself, in your own words, from what you find in the code and its docs: "
+                "that is the skill this task trains (shuffling the words of a copied line is still a copy).",
+            )
 
 
 def lines_of(path: Path) -> list[list[str]]:
-    return [word_bag(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        word_bag(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def hashed(line: str) -> list[str]:
@@ -170,7 +237,9 @@ def hashed(line: str) -> list[str]:
     Enough to spot a copy -- five or more words in a row of yours all landing on the original's -- and
     useless for reading the original back.
     """
-    return [hashlib.sha256(f"context-desk/{word}".encode()).hexdigest()[:3] for word in word_bag(line)]
+    return [
+        hashlib.sha256(f"context-desk/{word}".encode()).hexdigest()[:3] for word in word_bag(line)
+    ]
 
 
 def fingerprint(text: str) -> list[list[str]]:
@@ -180,8 +249,79 @@ def fingerprint(text: str) -> list[list[str]]:
 
 # fingerprint(workspaces/greenhouse/CLAUDE.md); tests/test_exercise_student_files.py keeps it current.
 GREENHOUSE_FINGERPRINT = [
-    ["c9b", "411", "186", "80c", "670", "5aa", "7c4", "c76", "44c", "c62", "ad0", "c5d", "bee", "166", "d3e", "964", "99f", "cec"],
-    ["186", "b51", "8ae", "4a0", "4e9", "e55", "32b", "868", "f30", "f79", "b88", "433", "eff", "12b"],
-    ["186", "892", "a2a", "a99", "ea1", "fba", "c9b", "1d4", "735", "8ae", "f79", "891", "06d", "d4f", "5b0", "ea1", "ec7", "f79"],
-    ["99f", "cec", "2a1", "4c7", "88d", "d83", "433", "8fb", "bee", "669", "1da", "781", "876", "14d", "ea1", "a22", "c95"],
+    [
+        "c9b",
+        "411",
+        "186",
+        "80c",
+        "670",
+        "5aa",
+        "7c4",
+        "c76",
+        "44c",
+        "c62",
+        "ad0",
+        "c5d",
+        "bee",
+        "166",
+        "d3e",
+        "964",
+        "99f",
+        "cec",
+    ],
+    [
+        "186",
+        "b51",
+        "8ae",
+        "4a0",
+        "4e9",
+        "e55",
+        "32b",
+        "868",
+        "f30",
+        "f79",
+        "b88",
+        "433",
+        "eff",
+        "12b",
+    ],
+    [
+        "186",
+        "892",
+        "a2a",
+        "a99",
+        "ea1",
+        "fba",
+        "c9b",
+        "1d4",
+        "735",
+        "8ae",
+        "f79",
+        "891",
+        "06d",
+        "d4f",
+        "5b0",
+        "ea1",
+        "ec7",
+        "f79",
+    ],
+    [
+        "99f",
+        "cec",
+        "2a1",
+        "4c7",
+        "88d",
+        "d83",
+        "433",
+        "8fb",
+        "bee",
+        "669",
+        "1da",
+        "781",
+        "876",
+        "14d",
+        "ea1",
+        "a22",
+        "c95",
+    ],
 ]

@@ -14,13 +14,23 @@ Left out: windows that reorder messages, or keep an older turn in place of a new
 from __future__ import annotations
 
 from harness.context import DROPPED_NOTICE
-from harness.messages import blocks_of, is_plain_user, pair_problems, safe_cuts, text_of, tool_results, user
+from harness.messages import (
+    blocks_of,
+    is_plain_user,
+    pair_problems,
+    safe_cuts,
+    text_of,
+    tool_results,
+    user,
+)
 
 from .common import Fail, is_messages
 
 NOTICE = user(DROPPED_NOTICE)
-_COUNTER = ("count every message with the counter you are given, counter(message): the check tries two different "
-            "counters, and a desk measured another way can be over the budget, or shorter than it need be.")
+_COUNTER = (
+    "count every message with the counter you are given, counter(message): the check tries two different "
+    "counters, and a desk measured another way can be over the budget, or shorter than it need be."
+)
 
 
 def _plain(message) -> int:
@@ -36,31 +46,50 @@ def window_problem(messages, budget, counter, out, pinned: bool, name: str) -> F
     """What is wrong with ``out`` as ``name(messages, budget, counter)``, or None if it is right."""
     size = f"a history of {len(messages)} message{'' if len(messages) == 1 else 's'} and a budget of {budget:,} tokens"
     if out is None:
-        return Fail(f"for {size} {name} returned None", "end the function with `return` and the list.")
+        return Fail(
+            f"for {size} {name} returned None", "end the function with `return` and the list."
+        )
     if not is_messages(out):
-        return Fail(f"for {size} {name} returned {type(out).__name__}, not a list of messages",
-                    "return a list of message dicts: the ones you send, in order.")
+        return Fail(
+            f"for {size} {name} returned {type(out).__name__}, not a list of messages",
+            "return a list of message dicts: the ones you send, in order.",
+        )
     if not messages:
-        return None if out == [] else Fail(f"for an empty history {name} returned {len(out)} messages",
-                                           "an empty history is a real input (nothing has happened yet): return [].")
+        return (
+            None
+            if out == []
+            else Fail(
+                f"for an empty history {name} returned {len(out)} messages",
+                "an empty history is a real input (nothing has happened yet): return [].",
+            )
+        )
     sent, total = size_of(out, counter), size_of(messages, counter)
     if total <= budget:
         if out == messages:
             return None
         if total == budget:
-            return Fail(f"for {size} everything fitted exactly ({total:,} tokens) but you did not send it all",
-                        "a history exactly as big as the budget fits: compare with <=, not <.")
-        return Fail(f"for {size} everything fitted ({total:,} tokens) but you did not send it all",
-                    "when the whole history fits the budget, send all of it, unchanged.")
+            return Fail(
+                f"for {size} everything fitted exactly ({total:,} tokens) but you did not send it all",
+                "a history exactly as big as the budget fits: compare with <=, not <.",
+            )
+        return Fail(
+            f"for {size} everything fitted ({total:,} tokens) but you did not send it all",
+            "when the whole history fits the budget, send all of it, unchanged.",
+        )
     head = messages[:1] if pinned else []
     if pinned and counter(messages[0]) > budget:
         if not out:
             return None
-        return Fail(f"for {size} the request alone ({counter(messages[0]):,} tokens) is over the budget, yet you "
-                    f"sent {len(out)} message(s)", "when not even the request fits, nothing fits: return [] "
-                                                   "(the loop then stops honestly; a desk over the budget is refused).")
+        return Fail(
+            f"for {size} the request alone ({counter(messages[0]):,} tokens) is over the budget, yet you "
+            f"sent {len(out)} message(s)",
+            "when not even the request fits, nothing fits: return [] "
+            "(the loop then stops honestly; a desk over the budget is refused).",
+        )
     if sent > budget:
-        return Fail(f"for {size} you sent {sent:,} tokens", _over_hint(messages, budget, counter, out, head))
+        return Fail(
+            f"for {size} you sent {sent:,} tokens", _over_hint(messages, budget, counter, out, head)
+        )
     if pinned:
         if not out or out[0] != messages[0]:
             return _head_problem(messages, out, size)
@@ -70,123 +99,187 @@ def window_problem(messages, budget, counter, out, pinned: bool, name: str) -> F
 
 def _over_hint(messages, budget, counter, out, head) -> str:
     newest = safe_cuts(messages)[-2]
-    newest_fits = newest > len(head) and size_of(head + [NOTICE] + messages[newest:], counter) <= budget
+    newest_fits = (
+        newest > len(head) and size_of(head + [NOTICE] + messages[newest:], counter) <= budget
+    )
     if budget == 0:
         return "a budget of 0 is not 'no limit': it leaves room for nothing, so return []."
     if head and out[:1] == head and size_of(out[1:], counter) <= budget:
         measured = (_plain(head[0]), len(text_of(head[0])) // 3)
         if any(size_of(out[1:], counter) + guess <= budget for guess in measured):
-            return _COUNTER               # it did leave room for the request, but measured the request another way
-        return ("the pinned head counts against the budget too: the window over the rest only gets what the "
-                "head leaves, budget - counter(messages[0]).")
+            return (
+                _COUNTER  # it did leave room for the request, but measured the request another way
+            )
+        return (
+            "the pinned head counts against the budget too: the window over the rest only gets what the "
+            "head leaves, budget - counter(messages[0])."
+        )
     if out == messages:
         return "the whole history is over the budget you were given: drop the oldest messages until what you send fits."
     if out[-1:] == messages[-1:] and not newest_fits:
-        return ("even the newest turn alone does not fit beside " + ("the request and " if head else "")
-                + "the notice, so nothing more fits: return " + ("[request]" if head else "[]")
-                + " rather than a desk over the budget (the API would refuse it).")
+        return (
+            "even the newest turn alone does not fit beside "
+            + ("the request and " if head else "")
+            + "the notice, so nothing more fits: return "
+            + ("[request]" if head else "[]")
+            + " rather than a desk over the budget (the API would refuse it)."
+        )
     if NOTICE in out and size_of([m for m in out if m != NOTICE], counter) <= budget:
         return "count every message you send against the budget, the notice included."
     if size_of(out, _plain) <= budget or size_of(out, lambda m: len(text_of(m)) // 3) <= budget:
         return _COUNTER
-    return ("measure what you send (the notice and the messages you keep) against the budget, not the raw "
-            "history.")
+    return (
+        "measure what you send (the notice and the messages you keep) against the budget, not the raw "
+        "history."
+    )
 
 
 def _head_problem(messages, out, size) -> Fail:
     if not out:
-        return Fail(f"for {size} you sent nothing, though the request fits",
-                    "pin the head: the request is always sent, even when nothing after it fits: return [request].")
+        return Fail(
+            f"for {size} you sent nothing, though the request fits",
+            "pin the head: the request is always sent, even when nothing after it fits: return [request].",
+        )
     if messages[0] in out:
-        return Fail(f"for {size} the request is message {out.index(messages[0])} of your desk, not the first",
-                    "the request goes first, before the notice: [messages[0], notice, ...newest messages].")
-    return Fail(f"for {size} the request (message 0) is not on your desk",
-                "pin the head: the request is the mission, so messages[0] is always sent first, and the window "
-                "slides over what comes after it.")
+        return Fail(
+            f"for {size} the request is message {out.index(messages[0])} of your desk, not the first",
+            "the request goes first, before the notice: [messages[0], notice, ...newest messages].",
+        )
+    return Fail(
+        f"for {size} the request (message 0) is not on your desk",
+        "pin the head: the request is the mission, so messages[0] is always sent first, and the window "
+        "slides over what comes after it.",
+    )
 
 
 def _rest_problem(messages, budget, counter, rest, base, size) -> Fail | None:
     """``rest`` is what follows the head (``base`` = 1) or the whole desk (``base`` = 0), for ``budget``."""
-    cuts = [c for c in safe_cuts(messages)[:-1] if c > base]          # where a dropping window may start
+    cuts = [c for c in safe_cuts(messages)[:-1] if c > base]  # where a dropping window may start
     fits = [c for c in cuts if size_of([NOTICE] + messages[c:], counter) <= budget]
     if base and not rest:
         if fits:
-            return Fail(f"for {size} you sent only the request, though the newest turn fits beside it and the notice",
-                        "after the request, keep the newest messages that fit, with the notice in front.")
+            return Fail(
+                f"for {size} you sent only the request, though the newest turn fits beside it and the notice",
+                "after the request, keep the newest messages that fit, with the notice in front.",
+            )
         return None
     if not rest:
         if fits:
-            return Fail(f"for {size} you sent nothing, though the newest turn fits beside the notice",
-                        "drop only the oldest turns: keep the newest ones that fit, with the notice in front.")
+            return Fail(
+                f"for {size} you sent nothing, though the newest turn fits beside the notice",
+                "drop only the oldest turns: keep the newest ones that fit, with the notice in front.",
+            )
         return None
     if not fits:
         if len(rest) == 1 and rest[0] == NOTICE:
-            return Fail(f"for {size} you sent a notice and nothing after it", "when not even the newest turn "
-                        "fits, a notice alone is no help: return " + ("[request]." if base else "[]."))
-        return Fail(f"for {size} not even the newest turn fits, yet you sent {len(rest)} message(s) after "
-                    + ("the request" if base else "nothing"),
-                    "keep one unbroken run of the NEWEST messages: when the newest turn does not fit, nothing "
-                    "older may take its place. Return " + ("[request]." if base else "[]."))
+            return Fail(
+                f"for {size} you sent a notice and nothing after it",
+                "when not even the newest turn "
+                "fits, a notice alone is no help: return " + ("[request]." if base else "[]."),
+            )
+        return Fail(
+            f"for {size} not even the newest turn fits, yet you sent {len(rest)} message(s) after "
+            + ("the request" if base else "nothing"),
+            "keep one unbroken run of the NEWEST messages: when the newest turn does not fit, nothing "
+            "older may take its place. Return " + ("[request]." if base else "[]."),
+        )
     if rest[-1] != messages[-1]:
-        return Fail(f"for {size} the newest message is not on your desk",
-                    "a sliding window keeps the NEWEST messages and drops the oldest ones.")
+        return Fail(
+            f"for {size} the newest message is not on your desk",
+            "a sliding window keeps the NEWEST messages and drops the oldest ones.",
+        )
     first = rest[0]
     if first != NOTICE:
         kept = first in messages[base:]
         if kept and base:
-            hint = ("after the request, the notice goes first whenever you drop anything: exactly "
-                    "user(DROPPED_NOTICE), then the newest messages.")
+            hint = (
+                "after the request, the notice goes first whenever you drop anything: exactly "
+                "user(DROPPED_NOTICE), then the newest messages."
+            )
         elif kept and first["role"] == "assistant":
-            hint = ("the API wants the desk to start with a user message. When you drop messages, put exactly "
-                    "user(DROPPED_NOTICE) in front, and count it in the budget.")
+            hint = (
+                "the API wants the desk to start with a user message. When you drop messages, put exactly "
+                "user(DROPPED_NOTICE) in front, and count it in the budget."
+            )
         elif kept and tool_results(first):
-            hint = ("you kept a tool_result but dropped the tool_use it answers. Cut only where safe_cuts allows "
-                    "(never between a call and its result), and put user(DROPPED_NOTICE) in front.")
+            hint = (
+                "you kept a tool_result but dropped the tool_use it answers. Cut only where safe_cuts allows "
+                "(never between a call and its result), and put user(DROPPED_NOTICE) in front."
+            )
         elif kept:
-            hint = ("when you drop anything, the notice goes first -- even when the first message you keep is a "
-                    "user message: exactly user(DROPPED_NOTICE).")
+            hint = (
+                "when you drop anything, the notice goes first -- even when the first message you keep is a "
+                "user message: exactly user(DROPPED_NOTICE)."
+            )
         elif is_plain_user(first):
-            hint = (f"the notice is exactly user(DROPPED_NOTICE), {DROPPED_NOTICE!r}: not your own words (the "
-                    "budget of every window is worked out with that notice).")
+            hint = (
+                f"the notice is exactly user(DROPPED_NOTICE), {DROPPED_NOTICE!r}: not your own words (the "
+                "budget of every window is worked out with that notice)."
+            )
         else:
             hint = "put exactly user(DROPPED_NOTICE) first, then the newest messages, unchanged."
-        return Fail(f"for {size} your desk starts with {text_of(first)[:40]!r}, not the notice", hint)
+        return Fail(
+            f"for {size} your desk starts with {text_of(first)[:40]!r}, not the notice", hint
+        )
     kept = rest[1:]
     if not kept or kept[-1] != messages[-1]:
-        return Fail(f"for {size} the newest message is not on your desk",
-                    "a sliding window keeps the NEWEST messages and drops the oldest ones.")
+        return Fail(
+            f"for {size} the newest message is not on your desk",
+            "a sliding window keeps the NEWEST messages and drops the oldest ones.",
+        )
     start = len(messages) - len(kept)
     if start <= base or kept != messages[start:]:
-        return Fail(f"for {size} after the notice there is not one unbroken run of the newest messages",
-                    "after the notice, send messages[cut:] for one cut: the newest messages, in order, none "
-                    "skipped, none repeated, none edited.")
+        return Fail(
+            f"for {size} after the notice there is not one unbroken run of the newest messages",
+            "after the notice, send messages[cut:] for one cut: the newest messages, in order, none "
+            "skipped, none repeated, none edited.",
+        )
     if start not in cuts:
-        return Fail(f"for {size} your desk starts at message {start}, a tool_result whose tool_use was dropped",
-                    "cut only where safe_cuts(messages) allows: never between a tool_use and its tool_result.")
+        return Fail(
+            f"for {size} your desk starts at message {start}, a tool_result whose tool_use was dropped",
+            "cut only where safe_cuts(messages) allows: never between a tool_use and its tool_result.",
+        )
     older = [c for c in fits if c < start]
     if older:
         p = older[-1]
         exact = size_of([NOTICE] + messages[p:], counter) == budget
         if size_of([NOTICE] + messages[p:], _plain) > budget >= size_of(rest, _plain):
-            return Fail(f"for {size} you dropped more than needed: from message {p} on, it still fitted", _COUNTER)
+            return Fail(
+                f"for {size} you dropped more than needed: from message {p} on, it still fitted",
+                _COUNTER,
+            )
         if exact:
             hint = "a turn that brings the desk exactly to the budget fits: compare with <=, not <."
         elif is_plain_user(messages[p]) and messages[start]["role"] == "assistant":
-            hint = ("a cut may fall before a user message that carries no tool result (an answer, a remark): "
-                    "it is a safe cut too, so keep the messages from there.")
+            hint = (
+                "a cut may fall before a user message that carries no tool result (an answer, a remark): "
+                "it is a safe cut too, so keep the messages from there."
+            )
         else:
-            hint = ("keep as much as fits: take the oldest safe cut whose desk (notice + messages[cut:]) fits, "
-                    "not a newer one.")
-        return Fail(f"for {size} you dropped more than needed: from message {p} on, it still fitted"
-                    + (" exactly" if exact else ""), hint)
+            hint = (
+                "keep as much as fits: take the oldest safe cut whose desk (notice + messages[cut:]) fits, "
+                "not a newer one."
+            )
+        return Fail(
+            f"for {size} you dropped more than needed: from message {p} on, it still fitted"
+            + (" exactly" if exact else ""),
+            hint,
+        )
     return None
 
 
 # ---- the window that carries the remarks (task 4) --------------------------------------------------
 
+
 def user_remarks(messages: list[dict]) -> list[str]:
     """Every text block the user wrote in ``messages`` (not tool results). Example: 'By the way: ...'"""
-    return [b["text"] for m in messages if m["role"] == "user" for b in blocks_of(m) if b.get("type") == "text"]
+    return [
+        b["text"]
+        for m in messages
+        if m["role"] == "user"
+        for b in blocks_of(m)
+        if b.get("type") == "text"
+    ]
 
 
 def _carries(notice: str, remarks: list[str]) -> str | None:
@@ -203,65 +296,120 @@ def _carries(notice: str, remarks: list[str]) -> str | None:
 def remarks_problem(messages, budget, counter, out) -> Fail | None:
     size = f"a history of {len(messages)} messages and a budget of {budget:,} tokens"
     if not is_messages(out):
-        return Fail(f"for {size} remarks_window returned {type(out).__name__}", "return a list of messages.")
+        return Fail(
+            f"for {size} remarks_window returned {type(out).__name__}", "return a list of messages."
+        )
     if not messages or counter(messages[0]) > budget:
-        return None if out == [] else Fail(f"for {size} you sent {len(out)} message(s)", "an empty history, or a "
-                                           "request that alone is over the budget, gives [] (nothing fits).")
+        return (
+            None
+            if out == []
+            else Fail(
+                f"for {size} you sent {len(out)} message(s)",
+                "an empty history, or a "
+                "request that alone is over the budget, gives [] (nothing fits).",
+            )
+        )
     if size_of(messages, counter) <= budget:
-        return None if out == messages else Fail(f"for {size} everything fitted but you did not send it all",
-                                                 "when the whole history fits, send all of it, unchanged.")
+        return (
+            None
+            if out == messages
+            else Fail(
+                f"for {size} everything fitted but you did not send it all",
+                "when the whole history fits, send all of it, unchanged.",
+            )
+        )
     sent = size_of(out, counter)
     if sent > budget:
-        return Fail(f"for {size} you sent {sent:,} tokens",
-                    "the notice counts against the budget, and it grows with the remarks it carries: when it "
-                    "does not fit, drop one more turn (its remarks join the notice) and try again.")
+        return Fail(
+            f"for {size} you sent {sent:,} tokens",
+            "the notice counts against the budget, and it grows with the remarks it carries: when it "
+            "does not fit, drop one more turn (its remarks join the notice) and try again.",
+        )
     if not out or out[0] != messages[0]:
         return Fail(f"for {size} the request is not first", "pin the head, as in pinned_window.")
     if pair_problems(out):
-        return Fail(f"for {size} the desk breaks the tool-pair rule ({pair_problems(out)[0]})",
-                    "cut only where safe_cuts allows, as in sliding_window.")
+        return Fail(
+            f"for {size} the desk breaks the tool-pair rule ({pair_problems(out)[0]})",
+            "cut only where safe_cuts allows, as in sliding_window.",
+        )
     kept = out[2:]
     start = len(messages) - len(kept)
     cuts = [c for c in safe_cuts(messages)[:-1] if c > 1]
     if out == messages[:1]:
-        smallest = user(DROPPED_NOTICE + " " + " ".join(user_remarks(messages[1:cuts[-1]]))) if cuts else None
-        if cuts and size_of([messages[0], smallest] + messages[cuts[-1]:], counter) <= budget:
-            return Fail(f"for {size} you sent only the request, though the newest turn fits beside it and its "
-                        "notice", "keep the newest messages that fit after the request and the notice (the notice "
-                                  "carries only what the user wrote, not the tool results, so it stays small).")
+        smallest = (
+            user(DROPPED_NOTICE + " " + " ".join(user_remarks(messages[1 : cuts[-1]])))
+            if cuts
+            else None
+        )
+        if cuts and size_of([messages[0], smallest] + messages[cuts[-1] :], counter) <= budget:
+            return Fail(
+                f"for {size} you sent only the request, though the newest turn fits beside it and its "
+                "notice",
+                "keep the newest messages that fit after the request and the notice (the notice "
+                "carries only what the user wrote, not the tool results, so it stays small).",
+            )
         return None
     notice = out[1]
-    if not (is_plain_user(notice) and notice not in messages and kept == messages[start:] and start in cuts):
-        return Fail(f"for {size} after the request there is not one notice followed by the newest messages",
-                    "request, one notice, then messages[cut:] for one safe cut: the newest messages, unbroken.")
+    if not (
+        is_plain_user(notice)
+        and notice not in messages
+        and kept == messages[start:]
+        and start in cuts
+    ):
+        return Fail(
+            f"for {size} after the request there is not one notice followed by the newest messages",
+            "request, one notice, then messages[cut:] for one safe cut: the newest messages, unbroken.",
+        )
     text = text_of(notice)
     if not text.startswith(DROPPED_NOTICE):
-        return Fail(f"for {size} your notice starts {text[:30]!r}",
-                    f"start the notice with DROPPED_NOTICE ({DROPPED_NOTICE!r}), then the user's words.")
+        return Fail(
+            f"for {size} your notice starts {text[:30]!r}",
+            f"start the notice with DROPPED_NOTICE ({DROPPED_NOTICE!r}), then the user's words.",
+        )
     missing = _carries(text, user_remarks(messages[1:start]))
     if missing is not None:
-        strings = {m["content"] for m in messages[1:start] if m["role"] == "user" and isinstance(m["content"], str)}
+        strings = {
+            m["content"]
+            for m in messages[1:start]
+            if m["role"] == "user" and isinstance(m["content"], str)
+        }
         lost = [r for r in user_remarks(messages[1:start]) if r not in text]
-        plain = lost and all(r in strings for r in lost) and len(lost) < len(user_remarks(messages[1:start]))
-        return Fail(f"for {size} the user said {missing!r} in a dropped message, and your notice does not carry "
-                    "it" + (" in the order it was said" if missing in text else ""),
-                    "put the remarks into the notice in the order they were said." if missing in text else
-                    "a user message whose content is a plain string is what the user wrote too (an answer, a "
-                    "remark): carry it as well." if plain else
-                    "collect the text blocks of every user message you drop (not the tool results) and put "
-                    "them, word for word and in order, into the notice.")
-    results = [text_of({"role": "user", "content": [b]}) for m in messages[1:start] for b in blocks_of(m)
-               if b.get("type") == "tool_result"]
+        plain = (
+            lost
+            and all(r in strings for r in lost)
+            and len(lost) < len(user_remarks(messages[1:start]))
+        )
+        return Fail(
+            f"for {size} the user said {missing!r} in a dropped message, and your notice does not carry "
+            "it" + (" in the order it was said" if missing in text else ""),
+            "put the remarks into the notice in the order they were said."
+            if missing in text
+            else "a user message whose content is a plain string is what the user wrote too (an answer, a "
+            "remark): carry it as well."
+            if plain
+            else "collect the text blocks of every user message you drop (not the tool results) and put "
+            "them, word for word and in order, into the notice.",
+        )
+    results = [
+        text_of({"role": "user", "content": [b]})
+        for m in messages[1:start]
+        for b in blocks_of(m)
+        if b.get("type") == "tool_result"
+    ]
     if any(len(r) > 40 and r in text for r in results):
-        return Fail(f"for {size} your notice carries the text of a dropped tool result",
-                    "carry only what the user wrote (text blocks), not the tool results: a file can be read again.")
+        return Fail(
+            f"for {size} your notice carries the text of a dropped tool result",
+            "carry only what the user wrote (text blocks), not the tool results: a file can be read again.",
+        )
     dropped = user_remarks(messages[1:start])
     preamble = max(0, len(text) - sum(len(r) + 1 for r in dropped))
     older = [c for c in cuts if c < start][-1:]
-    for p in older:       # would the next older cut have fitted, with a notice worded like yours?
+    for p in older:  # would the next older cut have fitted, with a notice worded like yours?
         wider = user("x" * preamble + " ".join(user_remarks(messages[1:p])))
         if size_of([messages[0], wider] + messages[p:], counter) + 2 <= budget:
-            return Fail(f"for {size} you dropped more than needed: from message {p} on, it still fitted",
-                        "try the cuts from the oldest on and keep the first desk that fits (the notice grows "
-                        "as you drop more, so the newest cut is not the only one to try).")
+            return Fail(
+                f"for {size} you dropped more than needed: from message {p} on, it still fitted",
+                "try the cuts from the oldest on and keep the first desk that fits (the notice grows "
+                "as you drop more, so the newest cut is not the only one to try).",
+            )
     return None

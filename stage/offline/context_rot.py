@@ -35,7 +35,9 @@ class ContextRot:
 
     def __init__(self, starts_at: float = 0.6, strength: float = 0.9, seed: int = 0):
         if not 0 <= starts_at < 1 or not 0 <= strength <= 1:
-            raise ValueError(f"starts_at must be in [0, 1) and strength in [0, 1], not {starts_at}, {strength}.")
+            raise ValueError(
+                f"starts_at must be in [0, 1) and strength in [0, 1], not {starts_at}, {strength}."
+            )
         self.starts_at, self.strength, self.seed = starts_at, strength, seed
 
     def chance(self, fullness: float, distance: float) -> float:
@@ -55,12 +57,14 @@ class ContextRot:
         sizes = [len(json.dumps(m["content"])) for m in messages]
         total, seen = sum(sizes), [messages[0]]
         for i, message in enumerate(messages[1:-1], start=1):
-            distance = sum(sizes[i + 1:]) / total
+            distance = sum(sizes[i + 1 :]) / total
             blocks = []
             for block in blocks_of(message):
                 if block.get("type") == "text":
                     block = {**block, "text": self._keep_lines(block["text"], fullness, distance)}
-                elif block.get("type") == "tool_result" and self.slips(result_text(block), fullness, distance):
+                elif block.get("type") == "tool_result" and self.slips(
+                    result_text(block), fullness, distance
+                ):
                     block = {**block, "content": ""}
                 blocks.append(block)
             seen.append({"role": message["role"], "content": blocks})
@@ -79,5 +83,8 @@ class ContextRot:
         return "\n".join(kept)
 
     def _keep_lines(self, text: str, fullness: float, distance: float) -> str:
-        return "\n".join(line for line in text.splitlines()
-                         if line.lstrip().startswith("[") or not self.slips(line, fullness, distance))
+        return "\n".join(
+            line
+            for line in text.splitlines()
+            if line.lstrip().startswith("[") or not self.slips(line, fullness, distance)
+        )

@@ -15,14 +15,20 @@ from __future__ import annotations
 import re
 
 NAME = r"`?([\w.]+)`?"
-FORMS = [                                      # (pattern, which group is the new name, which the old)
-    (re.compile(rf"\b(?:is|are|was|use|means?|called|named)\s+{NAME},?\s+not\s+{NAME}", re.I), 1, 2),
+FORMS = [  # (pattern, which group is the new name, which the old)
+    (
+        re.compile(rf"\b(?:is|are|was|use|means?|called|named)\s+{NAME},?\s+not\s+{NAME}", re.I),
+        1,
+        2,
+    ),
     (re.compile(r"`([\w.]+)`,?\s+not\s+`([\w.]+)`", re.I), 1, 2),
     (re.compile(rf"\bnot\s+{NAME},?\s+but\s+{NAME}", re.I), 2, 1),
     (re.compile(rf"\b{NAME}\s+(?:instead of|rather than)\s+{NAME}", re.I), 1, 2),
     (re.compile(rf"\b{NAME}\s+should (?:be|read|say)\s+{NAME}", re.I), 2, 1),
 ]
-CUE = re.compile(r"\b(?:actually|correction|sorry|i meant|my mistake|to be clear|wrong)\b|,\s+not\s+", re.I)
+CUE = re.compile(
+    r"\b(?:actually|correction|sorry|i meant|my mistake|to be clear|wrong)\b|,\s+not\s+", re.I
+)
 
 
 def corrections_in(text: str) -> list[tuple[str, str]]:
@@ -34,7 +40,11 @@ def corrections_in(text: str) -> list[tuple[str, str]]:
     for pattern, new, old in FORMS:
         for match in pattern.finditer(text):
             pair = (match.group(old), match.group(new))
-            if pair[0].lower() != pair[1].lower() and pair not in found and not pair[0].lower().endswith(".sql"):
+            if (
+                pair[0].lower() != pair[1].lower()
+                and pair not in found
+                and not pair[0].lower().endswith(".sql")
+            ):
                 found.append(pair)
     return found
 

@@ -17,13 +17,22 @@ import re
 
 # A name starts where a word starts and its parts are bounded: a huge token is scanned in linear time.
 NAME = r"`?(?<![\w./-])((?:[\w.-]{1,120}/){0,12}[\w.-]{1,120}\.sql)`?"
-CHOICES = [                                       # (pattern, group of the chosen file, group of the one passed over)
-    (re.compile(rf"\b(?:apply|run|use|take|pick|choose)\s+{NAME},?\s+(?:and\s+)?not\s+{NAME}", re.I), 1, 2),
+CHOICES = [  # (pattern, group of the chosen file, group of the one passed over)
+    (
+        re.compile(
+            rf"\b(?:apply|run|use|take|pick|choose)\s+{NAME},?\s+(?:and\s+)?not\s+{NAME}", re.I
+        ),
+        1,
+        2,
+    ),
     (re.compile(rf"{NAME},?\s+(?:instead of|rather than|over)\s+{NAME}", re.I), 1, 2),
     (re.compile(rf"\bnot\s+{NAME},?\s+but\s+{NAME}", re.I), 2, 1),
 ]
-PASS_OVER = re.compile(rf"\b(?:skip|hold(?: back)?|leave out|do not (?:apply|run)|don't (?:apply|run)|never (?:apply|run))"
-                       rf"\s+{NAME}", re.I)
+PASS_OVER = re.compile(
+    rf"\b(?:skip|hold(?: back)?|leave out|do not (?:apply|run)|don't (?:apply|run)|never (?:apply|run))"
+    rf"\s+{NAME}",
+    re.I,
+)
 NOTE = re.compile(rf"^\W*Decision: (?:apply {NAME}, not|do not apply) {NAME}(?: — (.*))?$")
 
 
@@ -34,7 +43,7 @@ def decisions_in(text: str) -> list[tuple[str, str]]:
     """
     found = []
     for line in text.splitlines():
-        if ".sql" not in line.lower():             # every form names a .sql file: most lines are done here
+        if ".sql" not in line.lower():  # every form names a .sql file: most lines are done here
             continue
         note = NOTE.match(line.strip())
         if note:

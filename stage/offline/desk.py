@@ -20,15 +20,24 @@ from stage.offline.findings import FACT_LINE, words  # noqa: F401  (words: re-ex
 from stage.offline.rules import choose_target, clauses, declared_targets, mentions
 from stage.offline.rules import is_rule as _is_rule
 
-HARNESS_PREFIX = "["          # a user message whose first line is "[...]" was written by the harness
-NOT_A_RULE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Decision|Goal|Task|Files read|Still to read|Done|Re-read|"
-                        r"Opened)\b")
-UNEXAMINED = re.compile(r"^\W*Opened (\S+?)(?::(\d+)-(\d+))? just before this summary; not yet examined"
-                        r"(?: \((\d+) times\))?", re.M)
-PART = re.compile(r"^\[lines (\d+)-(\d+) of \d+ shown", re.M)     # read_file's note on a part of a long file
+HARNESS_PREFIX = "["  # a user message whose first line is "[...]" was written by the harness
+NOT_A_RULE = re.compile(
+    r"^\W*(Cause|Fix|Noticed|Lead|Correction|Decision|Goal|Task|Files read|Still to read|Done|Re-read|"
+    r"Opened)\b"
+)
+UNEXAMINED = re.compile(
+    r"^\W*Opened (\S+?)(?::(\d+)-(\d+))? just before this summary; not yet examined"
+    r"(?: \((\d+) times\))?",
+    re.M,
+)
+PART = re.compile(
+    r"^\[lines (\d+)-(\d+) of \d+ shown", re.M
+)  # read_file's note on a part of a long file
 # A path starts where a word starts and its parts are bounded, so one huge token (a misbehaving tool's output)
 # is scanned in linear time, not tried again from each of its characters.
-PATH = re.compile(r"(?<![\w.-])[\w.-]{1,200}/(?:[\w./-]{0,400}[\w/])?|(?<![\w-])[\w-]{1,200}\.[a-z]{1,5}\b")
+PATH = re.compile(
+    r"(?<![\w.-])[\w.-]{1,200}/(?:[\w./-]{0,400}[\w/])?|(?<![\w-])[\w-]{1,200}\.[a-z]{1,5}\b"
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -53,7 +62,11 @@ def without_rules(text: str, targets: list[str] | None = None) -> str:
         if not is_rule(sentence, targets):
             kept.append(sentence)
             continue
-        rest = [c for c in clauses(sentence) if not is_rule(c, targets) and not any(mentions(c, t) for t in named)]
+        rest = [
+            c
+            for c in clauses(sentence)
+            if not is_rule(c, targets) and not any(mentions(c, t) for t in named)
+        ]
         if rest:
             kept.append(", ".join(rest).rstrip(".") + ".")
     return " ".join(kept)
@@ -61,19 +74,20 @@ def without_rules(text: str, targets: list[str] | None = None) -> str:
 
 # ---- what is on the desk -----------------------------------------------------------------------
 
+
 @dataclass
 class Desk:
     """Everything the model can see in one request, sorted into the kinds of things it looks for."""
 
     system: str
     messages: list[dict]
-    targets: list[str] = field(default_factory=list)       # where run_sql may aim, from the tools sent
+    targets: list[str] = field(default_factory=list)  # where run_sql may aim, from the tools sent
     default_target: str | None = None
-    request: str | None = None                 # the first user message not written by the harness
+    request: str | None = None  # the first user message not written by the harness
     user_texts: list[str] = field(default_factory=list)
     summaries: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)           # the model's own earlier text
-    calls: list[tuple[dict, dict | None]] = field(default_factory=list)   # (tool_use, tool_result)
+    notes: list[str] = field(default_factory=list)  # the model's own earlier text
+    calls: list[tuple[dict, dict | None]] = field(default_factory=list)  # (tool_use, tool_result)
 
     @classmethod
     def read(cls, system: str, messages: list[dict], tools: list[dict] | None = None) -> "Desk":
@@ -119,7 +133,11 @@ class Desk:
             for line in text.splitlines():
                 if NOT_A_RULE.match(line):
                     continue
-                found += [s for s in sentences(line) if is_rule(s, self.targets or None) and s not in found]
+                found += [
+                    s
+                    for s in sentences(line)
+                    if is_rule(s, self.targets or None) and s not in found
+                ]
         return found
 
     def target(self) -> str | None:
@@ -137,9 +155,12 @@ class Desk:
         """The file the newest summary says was opened just before it and not yet examined -- unless the agent
         has written since that summary (its note then covers the file). With no verbatim tail, a read is
         summarized before the agent ever saw it; this is how the agent notices."""
-        marks = [i for i, m in enumerate(self.messages) if m["role"] == "user" and
-                 text_of(m).lstrip().startswith(HARNESS_PREFIX)]
-        if not marks or any(m["role"] == "assistant" for m in self.messages[marks[-1] + 1:]):
+        marks = [
+            i
+            for i, m in enumerate(self.messages)
+            if m["role"] == "user" and text_of(m).lstrip().startswith(HARNESS_PREFIX)
+        ]
+        if not marks or any(m["role"] == "assistant" for m in self.messages[marks[-1] + 1 :]):
             return None
         found = UNEXAMINED.search(text_of(self.messages[marks[-1]]))
         if not found:
@@ -158,14 +179,24 @@ class Desk:
     # -- what it has done --
     def results_of(self, tool: str):
         """(input, result text) for each visible call of ``tool`` whose result is still on the desk (and not empty)."""
-        found = [(use["input"], result_text(res)) for use, res in self.calls if use["name"] == tool and res]
-        return [(inp, text) for inp, text in found if text.strip() and not text.startswith("[cleared")]
+        found = [
+            (use["input"], result_text(res))
+            for use, res in self.calls
+            if use["name"] == tool and res
+        ]
+        return [
+            (inp, text) for inp, text in found if text.strip() and not text.startswith("[cleared")
+        ]
 
     def listing(self) -> list[str] | None:
         """The files in view: the newest list_files result, or a summary's files read + still to read."""
         found = self.results_of("list_files")
         if found:
-            return [line.strip() for line in found[-1][1].splitlines() if line.strip() and "(" not in line]
+            return [
+                line.strip()
+                for line in found[-1][1].splitlines()
+                if line.strip() and "(" not in line
+            ]
         for text in reversed(self.summaries):
             planned = re.findall(r"^\W*Still to read:\s*(.*)$", text, re.M)
             if planned:
@@ -199,7 +230,10 @@ class Desk:
         """(path, text) of every file (or part of one) whose content is still on the desk (cleared results excluded)."""
         out = []
         for tool_input, text in self.results_of("read_file"):
-            if not text.startswith(("Error:", "[cleared")) and " is a folder, not a file." not in text.split("\n")[0]:
+            if (
+                not text.startswith(("Error:", "[cleared"))
+                and " is a folder, not a file." not in text.split("\n")[0]
+            ):
                 out.append((tool_input.get("path", ""), text))
         return out
 
@@ -208,7 +242,9 @@ class Desk:
         shown: dict[str, list[range]] = {}
         for path, text in self.file_texts():
             part = PART.search(text)
-            shown.setdefault(path, []).append(range(int(part[1]), int(part[2]) + 1) if part else range(1, 10**9))
+            shown.setdefault(path, []).append(
+                range(int(part[1]), int(part[2]) + 1) if part else range(1, 10**9)
+            )
         return shown
 
     def applied_in_summaries(self) -> dict | None:
@@ -227,8 +263,13 @@ class Desk:
         for text in self.summaries:
             for line in re.findall(r"searched for (.+?)\. Pending", text):
                 found.update({t: None for t in line.split(" | ")})
-        found.update({use["input"].get("text"): None for use, result in self.calls
-                      if use["name"] == "search" and result and result_text(result).startswith("[cleared")})
+        found.update(
+            {
+                use["input"].get("text"): None
+                for use, result in self.calls
+                if use["name"] == "search" and result and result_text(result).startswith("[cleared")
+            }
+        )
         found.update({inp.get("text"): hits for inp, hits in self.results_of("search")})
         return found
 
@@ -245,6 +286,7 @@ class Desk:
 
 # ---- where the goal points ----------------------------------------------------------------------
 
+
 def named_folders(goal: str) -> list[str]:
     """The folders a goal names. Example: '... under app/ and migrations/, then ...' -> ['app/', 'migrations/']"""
     return re.findall(r"(?<![\w./-])((?:[\w.-]+/)+)(?=[\s,.;)]|$)", goal)
@@ -252,7 +294,9 @@ def named_folders(goal: str) -> list[str]:
 
 def folders_to_hand_out(goal: str, listing: list[str]) -> list[str]:
     """The folders to hand out: those the goal names, or else the top-level folders of the listing."""
-    return named_folders(goal) or list(dict.fromkeys(p.split("/")[0] + "/" for p in listing if "/" in p))
+    return named_folders(goal) or list(
+        dict.fromkeys(p.split("/")[0] + "/" for p in listing if "/" in p)
+    )
 
 
 def scope_of(goal: str, listing: list[str]) -> list[str]:

@@ -70,17 +70,32 @@ from stage.offline.context_rot import ContextRot
 from stage.offline.corrections import apply_corrections
 from stage.offline.desk import Desk, folders_to_hand_out, scope_of, sentences, words
 from stage.offline.decisions import decision_note, decisions_in
-from stage.offline.findings import facts_in_file, facts_in_report, fix_statement, numbered, repair_in, sql_body
+from stage.offline.findings import (
+    facts_in_file,
+    facts_in_report,
+    fix_statement,
+    numbered,
+    repair_in,
+    sql_body,
+)
 from stage.offline.searching import findings_in_view, known, lead, look_again, next_file, pointed
 from stage.offline.summaries import summary_request, write_summary
 
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
-APPLY_WORDS = {"apply", "execu", "migra", "datab", "patch", "pendi"}   # a goal with these words asks to run the fix
-RUN_SQL = re.compile(r"\brun\b[^.]*\bSQL\b", re.I)                     # "then run the SQL fix"
-DELEGATE_ABOVE = 6           # more files than this in scope, and a delegate tool on offer: hand them out
+APPLY_WORDS = {
+    "apply",
+    "execu",
+    "migra",
+    "datab",
+    "patch",
+    "pendi",
+}  # a goal with these words asks to run the fix
+RUN_SQL = re.compile(r"\brun\b[^.]*\bSQL\b", re.I)  # "then run the SQL fix"
+DELEGATE_ABOVE = 6  # more files than this in scope, and a delegate tool on offer: hand them out
 
 
 # ---- the model ------------------------------------------------------------------------------------
+
 
 class DeskModel:
     """The offline stand-in. See the module docstring for its rules.
@@ -89,7 +104,9 @@ class DeskModel:
     -> a reply that calls list_files, because no listing is in view yet.
     """
 
-    def __init__(self, window: int = 5000, meter: Meter | None = None, rot: "ContextRot | None" = None):
+    def __init__(
+        self, window: int = 5000, meter: Meter | None = None, rot: "ContextRot | None" = None
+    ):
         if window <= 0:
             raise ValueError(f"The window must be a positive number of tokens, not {window}.")
         self.name = "offline-desk-model"
@@ -98,7 +115,9 @@ class DeskModel:
         self.rot = rot
         self._context: list[dict] = []
 
-    def reply(self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024) -> Reply:
+    def reply(
+        self, system: str, messages: list[dict], tools: list[dict], max_tokens: int = 1024
+    ) -> Reply:
         sent = self.meter.total(messages, system=system, tools=tools)
         if sent > self.window:
             raise ContextOverflow(sent, self.window)
@@ -107,47 +126,82 @@ class DeskModel:
         ask = summary_request(messages)
         if ask is not None:
             instruction, material = ask
-            if self.rot:            # the simulation: far from the end of a very full request, lines slip
+            if self.rot:  # the simulation: far from the end of a very full request, lines slip
                 material = self.rot.blur_text(material, fullness)
-            content, stop = [{"type": "text", "text": write_summary(instruction, material)}], "end_turn"
+            content, stop = (
+                [{"type": "text", "text": write_summary(instruction, material)}],
+                "end_turn",
+            )
         else:
             seen = self.rot.blur(messages, fullness) if self.rot else messages
             content, stop = self.work(Desk.read(system, seen, tools), tools)
         out = sum(self.meter.text(b.get("text") or json.dumps(b.get("input", {}))) for b in content)
-        return Reply(content=content, stop_reason=stop, usage={"input_tokens": sent, "output_tokens": out})
+        return Reply(
+            content=content, stop_reason=stop, usage={"input_tokens": sent, "output_tokens": out}
+        )
 
     # -- one decision --
     def work(self, desk: Desk, tools: list[dict]) -> tuple[list[dict], str]:
         names = {t["name"] for t in tools}
         goal = desk.goal()
         if goal is None:
-            return _say("I can no longer see the original request, so I cannot tell what the goal is. "
-                        "Please restate the task.")
+            return _say(
+                "I can no longer see the original request, so I cannot tell what the goal is. "
+                "Please restate the task."
+            )
         note = [f"Task: {goal}"] + self.fresh_notes(desk, goal)
-        if SURVEY.search(goal):          # a sub-agent's task: read the folder, then report
+        if SURVEY.search(goal):  # a sub-agent's task: read the folder, then report
             return self.survey(desk, goal, note)
-        applied = [use["input"] for use, res in desk.calls if use["name"] == "run_sql" and res and not _failed(res)]
-        applied = applied or [ran for ran in [desk.applied_in_summaries()] if ran]   # a summary says it ran
+        applied = [
+            use["input"]
+            for use, res in desk.calls
+            if use["name"] == "run_sql" and res and not _failed(res)
+        ]
+        applied = applied or [
+            ran for ran in [desk.applied_in_summaries()] if ran
+        ]  # a summary says it ran
         cause, fix = known(desk, goal)
         if applied:
             return self.finish(desk, note, cause or lead(desk, goal), applied[-1], names)
         wants_apply = bool(words(goal) & APPLY_WORDS) or bool(RUN_SQL.search(goal))
         if cause and not wants_apply:
             return _say("\n".join(note + [f"Done. The cause: {cause}."]))
-        if cause and (fix or repair_in(cause)):    # a prepared fix, or the repair the cause comment gives
+        if cause and (
+            fix or repair_in(cause)
+        ):  # a prepared fix, or the repair the cause comment gives
             return self.apply(desk, note, cause, fix)
         for step in self.next_steps(desk, goal, cause, fix, wants_apply, names):
-            if step and not _tried(desk, *step):    # never the same call again while its result is in view
+            if step and not _tried(
+                desk, *step
+            ):  # never the same call again while its result is in view
                 return self.call(note, *step)
-        cause = cause or lead(desk, goal)         # nothing left to look at: the best it has
+        cause = cause or lead(desk, goal)  # nothing left to look at: the best it has
         if wants_apply and (fix or (cause and repair_in(cause))):
             return self.apply(desk, note, cause, fix)
         if cause:
-            return _say("\n".join(note + [f"Done. The cause: {cause}."] + (
-                ["Nothing applied: no pending fix is in view (no SQL file marked as not yet run, no repair named "
-                 "for this goal), and I do not write SQL of my own."] if wants_apply else [])))
-        return _say("\n".join(note + ["I have read every file in scope and searched for what the request names, "
-                                      "and cannot find what the goal needs. Nothing applied."]))
+            return _say(
+                "\n".join(
+                    note
+                    + [f"Done. The cause: {cause}."]
+                    + (
+                        [
+                            "Nothing applied: no pending fix is in view (no SQL file marked as not yet run, no repair named "
+                            "for this goal), and I do not write SQL of my own."
+                        ]
+                        if wants_apply
+                        else []
+                    )
+                )
+            )
+        return _say(
+            "\n".join(
+                note
+                + [
+                    "I have read every file in scope and searched for what the request names, "
+                    "and cannot find what the goal needs. Nothing applied."
+                ]
+            )
+        )
 
     def next_steps(self, desk: Desk, goal: str, cause, fix, wants_apply: bool, names: set[str]):
         """The calls worth making now, best first (computed one at a time; ``work`` takes the first it has not
@@ -155,14 +209,20 @@ class DeskModel:
         hand a folder to a sub-agent, read the next file, search and read around the hits."""
         yield self.reexamine(desk)
         lost = pointed(desk, cause, fix, wants_apply)
-        yield ("read_file", {"path": lost}) if lost else None     # a summary says where the lost finding is
+        yield (
+            ("read_file", {"path": lost}) if lost else None
+        )  # a summary says where the lost finding is
         listing = desk.listing()
         if listing is None:
             yield "list_files", {}
             return
         folder = self.folder_to_delegate(desk, goal, listing, names)
-        yield ("delegate", {"task": f"Read every file under {folder} and report what you notice."}) if folder else None
-        searching = bool(desk.searched())             # it searches only once the listing is done
+        yield (
+            ("delegate", {"task": f"Read every file under {folder} and report what you notice."})
+            if folder
+            else None
+        )
+        searching = bool(desk.searched())  # it searches only once the listing is done
         path = None if searching and (cause or fix) else next_file(desk, goal, listing)
         yield ("read_file", {"path": path}) if path else None
         yield look_again(desk, goal, listing, cause, fix, wants_apply)
@@ -174,41 +234,72 @@ class DeskModel:
         if not flagged or flagged[3] >= 2:
             return None
         path, first, last, _ = flagged
-        return "read_file", {"path": path, **({} if first is None else {"offset": first, "limit": last - first + 1})}
+        return "read_file", {
+            "path": path,
+            **({} if first is None else {"offset": first, "limit": last - first + 1}),
+        }
 
-    def apply(self, desk: Desk, note: list[str], cause: str | None, fix: str | None) -> tuple[list[dict], str]:
+    def apply(
+        self, desk: Desk, note: list[str], cause: str | None, fix: str | None
+    ) -> tuple[list[dict], str]:
         """Run the fix on the target the rules in view leave (the tool's default when none rules it out).
 
         The statement is one the workspace gives -- a pending file's, a named script's, the cause comment's
         own repair -- never one the model makes up. Of several pending fixes it notes which it took, and why.
         """
         statement = fix_statement(fix) if fix else repair_in(cause or "")
-        if fix and statement is None:    # a script named by the docs: its text, once read
+        if fix and statement is None:  # a script named by the docs: its text, once read
             script = fix.split(" ")[0]
             text = next((t for p, t in desk.file_texts() if p == script), None)
             if text is None:
                 return self.call(note, "read_file", {"path": script})
             statement = sql_body(numbered(text)) or None
         if not statement:
-            return _say("\n".join(note + [f"Done. The cause: {cause or 'not found'}. Nothing applied: the fix in view "
-                                          f"({fix}) holds no statement I can run."]))
+            return _say(
+                "\n".join(
+                    note
+                    + [
+                        f"Done. The cause: {cause or 'not found'}. Nothing applied: the fix in view "
+                        f"({fix}) holds no statement I can run."
+                    ]
+                )
+            )
         statement = apply_corrections(statement, desk.corrections())
         target = desk.target()
         if target is None:
             rules = "; ".join(desk.rules())
-            return _say("\n".join(note + [f"The fix is ready, but the rules in view rule out every target "
-                                          f"({', '.join(desk.targets)}): {rules}. I will not run it."]))
-        return self.call(note + self.own_decision(desk, fix), "run_sql", {"target": target, "statement": statement})
+            return _say(
+                "\n".join(
+                    note
+                    + [
+                        f"The fix is ready, but the rules in view rule out every target "
+                        f"({', '.join(desk.targets)}): {rules}. I will not run it."
+                    ]
+                )
+            )
+        return self.call(
+            note + self.own_decision(desk, fix),
+            "run_sql",
+            {"target": target, "statement": statement},
+        )
 
     def own_decision(self, desk: Desk, fix: str | None) -> list[str]:
         """A Decision note when it picks one of several pending fixes itself (no decision in view to follow)."""
-        files = {t.split(" ")[0] for k, t in findings_in_view(desk, desk.goal() or "") if k == "Fix"}
+        files = {
+            t.split(" ")[0] for k, t in findings_in_view(desk, desk.goal() or "") if k == "Fix"
+        }
         chosen = (fix or "").split(" ")[0]
         others = sorted(files - {chosen})
         if not others or any(c for c, _ in desk.decisions()):
             return []
-        return [decision_note(chosen, others[0], "both are pending; this one matches the goal as well or better "
-                                                  "and comes first in order")]
+        return [
+            decision_note(
+                chosen,
+                others[0],
+                "both are pending; this one matches the goal as well or better "
+                "and comes first in order",
+            )
+        ]
 
     def fresh_notes(self, desk: Desk, goal: str) -> list[str]:
         """Notes on the newest file read (or report received), if it is on the desk and not yet noted; and a
@@ -220,8 +311,11 @@ class DeskModel:
         fresh = []
         for text in desk.user_texts:
             for sentence in sentences(text):
-                fresh += [decision_note(chosen, passed, f"the user said: {sentence}")
-                          for chosen, passed in decisions_in(sentence) if (chosen, passed) not in noted]
+                fresh += [
+                    decision_note(chosen, passed, f"the user said: {sentence}")
+                    for chosen, passed in decisions_in(sentence)
+                    if (chosen, passed) not in noted
+                ]
         return list(dict.fromkeys(fresh))
 
     def reading_notes(self, desk: Desk, goal: str) -> list[str]:
@@ -233,13 +327,22 @@ class DeskModel:
         text = result_text(result)
         if not text.strip() or text.startswith(("Error:", "[cleared")):
             return []
-        if use["name"] == "delegate":   # keep the report's facts, and which files it covered
-            files = [line.strip() for line in text.splitlines() if line.strip().startswith("Files read:")]
+        if use["name"] == "delegate":  # keep the report's facts, and which files it covered
+            files = [
+                line.strip() for line in text.splitlines() if line.strip().startswith("Files read:")
+            ]
             return [f"{kind}: {fact}" for kind, fact in facts_in_report(text, goal)] + files[:1]
-        leads = not known(desk, goal)[0]           # weaker candidates are worth a note only while no cause is in view
-        return [f"{kind}: {fact}" for kind, fact in facts_in_file(use["input"]["path"], text, goal, leads)]
+        leads = not known(desk, goal)[
+            0
+        ]  # weaker candidates are worth a note only while no cause is in view
+        return [
+            f"{kind}: {fact}"
+            for kind, fact in facts_in_file(use["input"]["path"], text, goal, leads)
+        ]
 
-    def folder_to_delegate(self, desk: Desk, goal: str, listing: list[str], tools: set[str]) -> str | None:
+    def folder_to_delegate(
+        self, desk: Desk, goal: str, listing: list[str], tools: set[str]
+    ) -> str | None:
         """The next folder to hand to a sub-agent, or None to read on by itself.
 
         Only when ``delegate`` is offered and the scope is bigger than it wants to read
@@ -248,7 +351,9 @@ class DeskModel:
         scope = scope_of(goal, listing)
         if "delegate" not in tools or len(scope) <= DELEGATE_ABOVE:
             return None
-        asked = " ".join(use["input"].get("task", "") for use, _ in desk.calls if use["name"] == "delegate")
+        asked = " ".join(
+            use["input"].get("task", "") for use, _ in desk.calls if use["name"] == "delegate"
+        )
         seen = desk.evidence_of_reading() | desk.delegated()
         for folder in folders_to_hand_out(goal, listing):
             if folder in asked.split() or all(p in seen for p in scope if p.startswith(folder)):
@@ -270,13 +375,21 @@ class DeskModel:
         facts = [f"{k}: {t}" for k, t in desk.fact_lines()] + note[1:]
         for path, text in desk.file_texts():
             facts += [f"{k}: {t}" for k, t in facts_in_file(path, text, goal)]
-        report = [f"Report: read {len(read)} of {len(scope)} files.", "Files read: " + ", ".join(read)]
+        report = [
+            f"Report: read {len(read)} of {len(scope)} files.",
+            "Files read: " + ", ".join(read),
+        ]
         return _say("\n".join(report + (list(dict.fromkeys(facts)) or ["Nothing worth noting."])))
 
     def finish(self, desk, note, cause, applied, tools):
         """After the fix: save rules to memory if asked to, then report."""
         if "remember" in tools and re.search(r"\bremember\b", desk.system, re.I):
-            saved = {inp.get("fact") for use, _ in desk.calls if use["name"] == "remember" for inp in [use["input"]]}
+            saved = {
+                inp.get("fact")
+                for use, _ in desk.calls
+                if use["name"] == "remember"
+                for inp in [use["input"]]
+            }
             for rule in desk.rules():
                 if rule not in desk.system and rule not in saved:
                     return self.call(note, "remember", {"fact": rule})
@@ -287,16 +400,24 @@ class DeskModel:
         return _say("\n".join(note + [report]))
 
     def call(self, note: list[str], name: str, tool_input: dict) -> tuple[list[dict], str]:
-        blocks = [{"type": "text", "text": "\n".join(note)},
-                  {"type": "tool_use", "id": _fresh_id(self._context, name), "name": name, "input": tool_input}]
+        blocks = [
+            {"type": "text", "text": "\n".join(note)},
+            {
+                "type": "tool_use",
+                "id": _fresh_id(self._context, name),
+                "name": name,
+                "input": tool_input,
+            },
+        ]
         return blocks, "tool_use"
 
 
 def _fresh_id(context: list[dict], name: str) -> str:
     """A tool_use id that is the same for the same context and differs for any other (so ids never collide)."""
-    digest = hashlib.sha1(json.dumps([len(context), context[-2:], name], sort_keys=True).encode()).hexdigest()
+    digest = hashlib.sha1(
+        json.dumps([len(context), context[-2:], name], sort_keys=True).encode()
+    ).hexdigest()
     return f"toolu_desk_{digest[:12]}"
-
 
 
 def _tried(desk: Desk, name: str, tool_input: dict) -> bool:
@@ -304,9 +425,16 @@ def _tried(desk: Desk, name: str, tool_input: dict) -> bool:
 
     Example: read_file {"path": "app/"} failed two laps ago and its error is in view -> True (do something else).
     """
-    return any(use["name"] == name and use.get("input") == tool_input and result is not None and
-               (_failed(result) or (result_text(result).strip() and not result_text(result).startswith("[cleared")))
-               for use, result in desk.calls)
+    return any(
+        use["name"] == name
+        and use.get("input") == tool_input
+        and result is not None
+        and (
+            _failed(result)
+            or (result_text(result).strip() and not result_text(result).startswith("[cleared"))
+        )
+        for use, result in desk.calls
+    )
 
 
 def _failed(result: dict) -> bool:

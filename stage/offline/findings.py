@@ -28,27 +28,67 @@ from functools import lru_cache
 from stage.offline.locating import COMMON, Terms, strong, terms, weigh
 
 CAUSE_MARKERS = ("FIXME", "BUG", "XXX", "HACK", "TODO")
-MARKER = re.compile(r"(?:#|//|--|/\*|;)\s*(FIXME|BUG|XXX|HACK|TODO|NOTE)\b(?:\([^)]*\))?[:!]?\s*(.*?)\s*(?:\*/)?$")
+MARKER = re.compile(
+    r"(?:#|//|--|/\*|;)\s*(FIXME|BUG|XXX|HACK|TODO|NOTE)\b(?:\([^)]*\))?[:!]?\s*(.*?)\s*(?:\*/)?$"
+)
 COMMENT = re.compile(r"(?:^|\s)(?:#|//|--|/\*)\s+(.*?)\s*(?:\*/)?$")
-WRONG = re.compile(r"\b(?:wrong|broken|never|instead|mismatch|incorrect|mistake|fails?|bug|ignores?|should|"
-                   r"forgets?|drops?|skips?|off by)\b", re.I)
-CAUSAL = re.compile(r"\b(?:so|because|hence|therefore|which means)\b", re.I)     # a comment that explains an effect
-DEF = re.compile(r"^\s*(?:async\s+)?(?:def|function|func|class|fn|sub)\s+([A-Za-z_]\w*)|"
-                 r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_]\w*)\s*=\s*(?:async\s*)?(?:function|\()")
-PENDING = re.compile(r"\b(?:pending|not (?:yet )?(?:been )?(?:applied|run|executed)|not run yet|unapplied|to be applied|"
-                     r"awaiting|waiting to run|still to run)\b", re.I)
+WRONG = re.compile(
+    r"\b(?:wrong|broken|never|instead|mismatch|incorrect|mistake|fails?|bug|ignores?|should|"
+    r"forgets?|drops?|skips?|off by)\b",
+    re.I,
+)
+CAUSAL = re.compile(
+    r"\b(?:so|because|hence|therefore|which means)\b", re.I
+)  # a comment that explains an effect
+DEF = re.compile(
+    r"^\s*(?:async\s+)?(?:def|function|func|class|fn|sub)\s+([A-Za-z_]\w*)|"
+    r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_]\w*)\s*=\s*(?:async\s*)?(?:function|\()"
+)
+PENDING = re.compile(
+    r"\b(?:pending|not (?:yet )?(?:been )?(?:applied|run|executed)|not run yet|unapplied|to be applied|"
+    r"awaiting|waiting to run|still to run)\b",
+    re.I,
+)
 NOT_PENDING = re.compile(r"\bpending\s*[:=]\s*(?:no|false|0)\b", re.I)
 APPLIED = re.compile(r"\b(?:applied|done|already run|executed|ran on)\b", re.I)
 NAMED_SCRIPT = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.sql)\b")
-TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.\w+$", re.I)
+TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|spec|__tests__)/|(?:^|/)test_[^/]*$|[._-](?:test|spec)\.\w+$", re.I
+)
 RUN_WORDS = re.compile(r"\b(?:run|apply|execute|repairs?|fix(?:es)?|use)\b", re.I)
 SQL_IN_BACKTICKS = re.compile(r"`((?:UPDATE|ALTER|INSERT|DELETE|CREATE|DROP)\b[^`]+)`", re.I)
 FACT_LINE = re.compile(r"^\W*(Cause|Fix|Noticed|Lead|Correction|Decision): (.+)$")
-STOP = set("the and that this with from into then your have were what when which whose there their them "
-           "they does code under file files".split())
-GOAL_NOISE = {"find", "cause", "apply", "pendi", "fix", "datab", "read", "look", "then", "every", "folde", "repor",
-              "fixes", "chang", "probl", "issue", "pleas", "work", "using", "reaso", "repai", "throu", "bug", "answe",
-              "somew"}
+STOP = set(
+    "the and that this with from into then your have were what when which whose there their them "
+    "they does code under file files".split()
+)
+GOAL_NOISE = {
+    "find",
+    "cause",
+    "apply",
+    "pendi",
+    "fix",
+    "datab",
+    "read",
+    "look",
+    "then",
+    "every",
+    "folde",
+    "repor",
+    "fixes",
+    "chang",
+    "probl",
+    "issue",
+    "pleas",
+    "work",
+    "using",
+    "reaso",
+    "repai",
+    "throu",
+    "bug",
+    "answe",
+    "somew",
+}
 
 
 def words(text: str) -> set[str]:
@@ -79,14 +119,17 @@ def relation(goal: str, *texts: str) -> int:
 
 # ---- one file ------------------------------------------------------------------------------------------
 
+
 def numbered(text: str) -> list[tuple[int, str]]:
     """(line number, line) from read_file's numbered output."""
     found = [re.match(r"\s*(\d+)  ?(.*)", raw) for raw in text.splitlines()]
     return [(int(m.group(1)), m.group(2)) for m in found if m]
 
 
-@lru_cache(maxsize=1024)          # the same file on the desk lap after lap is judged once (a pure function)
-def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False) -> tuple[tuple[str, str], ...]:
+@lru_cache(maxsize=1024)  # the same file on the desk lap after lap is judged once (a pure function)
+def facts_in_file(
+    path: str, numbered_text: str, goal: str, leads: bool = False
+) -> tuple[tuple[str, str], ...]:
     """The Cause / Fix / Lead / Noticed lines a careful reader would jot down about one file.
 
     Example: line 40 of app/auth.py, '... # FIXME: email match is case-sensitive', goal about email
@@ -94,9 +137,12 @@ def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False)
     """
     lines, facts, where = numbered(numbered_text), [], ""
     prose = path.endswith((".md", ".txt", ".rst"))
-    found_terms, best = goal_terms(goal), (0, [], "", 0)     # the line of code that matches the goal most
+    found_terms, best = (
+        goal_terms(goal),
+        (0, [], "", 0),
+    )  # the line of code that matches the goal most
     fix_file = path.endswith(".sql") and (is_pending(lines) or is_repair_for(goal, path, lines))
-    may_cause = not prose and not TEST_PATH.search(path) and not fix_file      # a fix is not a cause
+    may_cause = not prose and not TEST_PATH.search(path) and not fix_file  # a fix is not a cause
     for number, line in lines:
         found = DEF.match(line)
         if found:
@@ -105,31 +151,45 @@ def facts_in_file(path: str, numbered_text: str, goal: str, leads: bool = False)
         if may_cause:
             score, matched = weigh(line, where, found_terms)
             if score and score >= best[0]:
-                own = COMMENT.match(line) or re.match(r"^\s*(?:#|//|--)\s*(.*)$", line)   # a comment line: with its sequel
-                said = f"comment: {own.group(1).strip()}{continued(lines, number)}" if own else " ".join(line.split())
+                own = COMMENT.match(line) or re.match(
+                    r"^\s*(?:#|//|--)\s*(.*)$", line
+                )  # a comment line: with its sequel
+                said = (
+                    f"comment: {own.group(1).strip()}{continued(lines, number)}"
+                    if own
+                    else " ".join(line.split())
+                )
                 fact = f"{place} — {said[:300]}"
-                ranked = cause_strength(fact, goal)                            # ties: the same rule as across files
+                ranked = cause_strength(fact, goal)  # ties: the same rule as across files
                 if (score, ranked) > (best[0], best[3]):
                     best = (score, matched, fact, ranked)
         marker = None if prose else MARKER.search(line)
         if marker:
             kind, comment = marker.group(1), marker.group(2).strip() + continued(lines, number)
-            facts.append((judge(kind, comment, goal, f"{place} {line}"), f"{place} — {kind}: {comment}"))
+            facts.append(
+                (judge(kind, comment, goal, f"{place} {line}"), f"{place} — {kind}: {comment}")
+            )
             continue
         comment = None if prose or not may_cause else COMMENT.search(line)
-        if comment:        # an unmarked comment: weighed like code, a little more if it says something is wrong
+        if (
+            comment
+        ):  # an unmarked comment: weighed like code, a little more if it says something is wrong
             text = comment.group(1).strip() + continued(lines, number)
             score, matched = weigh(f"# {text}", where, found_terms)
             wrong = bool(WRONG.search(comment.group(1)))
             kind = strong(score + wrong, matched) if matched else None
-            if kind == "Cause" or (wrong and relation(goal, comment.group(1), path, line, where) >= 2):
+            if kind == "Cause" or (
+                wrong and relation(goal, comment.group(1), path, line, where) >= 2
+            ):
                 facts.append((kind or "Lead", f"{place} — comment: {text}"))
         for script in NAMED_SCRIPT.findall(line):
             if script != path and RUN_WORDS.search(line) and relation(goal, line, script):
                 facts.append(("Fix", f"{script} (named in {path}:{number})"))
     kind = strong(best[0], best[1]) if best[0] else None
     marked = {f.split(" — ")[0] for k, f in facts if k in ("Cause", "Lead")}
-    if kind and (leads or kind == "Cause") and best[2].split(" — ")[0] not in marked:   # not a marked line again
+    if (
+        kind and (leads or kind == "Cause") and best[2].split(" — ")[0] not in marked
+    ):  # not a marked line again
         facts.append((kind, best[2]))
     if path.endswith(".sql") and is_pending(lines):
         facts.append(("Fix", f"{path} (pending) — {sql_body(lines)}"))
@@ -158,10 +218,15 @@ def is_repair_for(goal: str, path: str, lines: list[tuple[int, str]]) -> bool:
     (two shared words, or one and the word repair / fix)."""
     notes = " ".join(line for _, line in lines if line.strip().startswith("--"))
     body = sql_body(lines)
-    says_repair = re.search(r"\b(?:repairs?|fix(?:es)?|correct(?:s|ion)?)\b|(?:repair|fix)_", f"{notes} {path}", re.I)
+    says_repair = re.search(
+        r"\b(?:repairs?|fix(?:es)?|correct(?:s|ion)?)\b|(?:repair|fix)_", f"{notes} {path}", re.I
+    )
     related = relation(goal, notes, path)
-    return bool(re.match(r"(?:UPDATE|DELETE|INSERT|ALTER)\b", body, re.I)) and not APPLIED.search(notes) and \
-        (related >= 2 or (related >= 1 and bool(says_repair)))
+    return (
+        bool(re.match(r"(?:UPDATE|DELETE|INSERT|ALTER)\b", body, re.I))
+        and not APPLIED.search(notes)
+        and (related >= 2 or (related >= 1 and bool(says_repair)))
+    )
 
 
 def judge(marker: str, comment: str, goal: str, context: str = "") -> str:
@@ -175,9 +240,13 @@ def judge(marker: str, comment: str, goal: str, context: str = "") -> str:
     if marker not in CAUSE_MARKERS:
         return "Noticed"
     matched = weigh(comment, "", goal_terms(goal))[1]
-    if len(matched) >= 2 or any(re.search(rf"(?<!\w){re.escape(m.strip(chr(39)))}(?!\w)", comment, re.I) for m in matched):
+    if len(matched) >= 2 or any(
+        re.search(rf"(?<!\w){re.escape(m.strip(chr(39)))}(?!\w)", comment, re.I) for m in matched
+    ):
         return "Cause"
-    return "Lead" if relation(goal, comment, context) >= 2 else "Noticed"   # only its path and names relate
+    return (
+        "Lead" if relation(goal, comment, context) >= 2 else "Noticed"
+    )  # only its path and names relate
 
 
 def is_pending(lines: list[tuple[int, str]]) -> bool:
@@ -189,7 +258,9 @@ def is_pending(lines: list[tuple[int, str]]) -> bool:
 
 def sql_body(lines: list[tuple[int, str]]) -> str:
     """The statements of a SQL file, comments left out. Example: ['-- x', 'UPDATE t SET a = 1;'] -> 'UPDATE t SET a = 1;'"""
-    return " ".join(line.strip() for _, line in lines if line.strip() and not line.strip().startswith("--"))
+    return " ".join(
+        line.strip() for _, line in lines if line.strip() and not line.strip().startswith("--")
+    )
 
 
 def cause_strength(fact: str, goal: str) -> float:
@@ -200,11 +271,16 @@ def cause_strength(fact: str, goal: str) -> float:
     place, _, said = fact.partition(" — ")
     where = re.search(r"\(([\w.]+)\)", place)
     marked = re.match(rf"(?:{'|'.join(CAUSE_MARKERS)}): ", said)
-    score, matched = weigh(f"# {said}" if marked or said.startswith("comment: ") else said,
-                           where[1] if where else "", goal_terms(goal))
+    score, matched = weigh(
+        f"# {said}" if marked or said.startswith("comment: ") else said,
+        where[1] if where else "",
+        goal_terms(goal),
+    )
     comment = said.startswith("comment: ")
     wrong = (1 if WRONG.search(said) else 0) + (0.5 if CAUSAL.search(said) else 0) if comment else 0
-    return score + wrong + len(matched) / 10          # of equal scores: a comment that explains, more of the goal
+    return (
+        score + wrong + len(matched) / 10
+    )  # of equal scores: a comment that explains, more of the goal
 
 
 def repair_in(cause: str) -> str | None:
@@ -221,7 +297,10 @@ def written_fix(cause: str) -> str:
 
     The offline model cannot write real SQL; it says so in the statement, which the harness only records.
     """
-    return repair_in(cause) or f"-- fix for {cause.split(' ')[0]}: written by the offline model, which cannot write real SQL"
+    return (
+        repair_in(cause)
+        or f"-- fix for {cause.split(' ')[0]}: written by the offline model, which cannot write real SQL"
+    )
 
 
 def facts_in_report(report: str, goal: str) -> list[tuple[str, str]]:
@@ -237,7 +316,12 @@ def facts_in_report(report: str, goal: str) -> list[tuple[str, str]]:
             continue
         kind, fact = match.groups()
         marked = re.match(rf"(\S+:\d+(?: \(\w+\))?) — ({'|'.join(CAUSE_MARKERS)}|NOTE): (.*)", fact)
-        facts.append((judge(marked.group(2), marked.group(3), goal, marked.group(1)) if marked else kind, fact.strip()))
+        facts.append(
+            (
+                judge(marked.group(2), marked.group(3), goal, marked.group(1)) if marked else kind,
+                fact.strip(),
+            )
+        )
     return tuple(facts)
 
 

@@ -27,14 +27,21 @@ import re
 from dataclasses import dataclass
 
 CAUSE_AT, LEAD_AT = 5, 3
-QUOTE = re.compile("|".join(rf"(?<!\w){a}([^{b}\n]{{3,160}}?){b}(?!\w)" for a, b in
-                            (("'", "'"), ('"', '"'), ("`", "`"), ("\u2018", "\u2019"), ("\u201c", "\u201d"))))
+QUOTE = re.compile(
+    "|".join(
+        rf"(?<!\w){a}([^{b}\n]{{3,160}}?){b}(?!\w)"
+        for a, b in (("'", "'"), ('"', '"'), ("`", "`"), ("\u2018", "\u2019"), ("\u201c", "\u201d"))
+    )
+)
 IDENT = re.compile(r"(?<![\w/.-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(\(\))?")
-FILE_NAME = re.compile(r"\.(?:py|js|ts|sql|md|txt|rst|toml|ini|cfg|json|ya?ml|sh|go|rb|java|html|css)$", re.I)
+FILE_NAME = re.compile(
+    r"\.(?:py|js|ts|sql|md|txt|rst|toml|ini|cfg|json|ya?ml|sh|go|rb|java|html|css)$", re.I
+)
 MARKED = re.compile(r"(?:#|//|--|/\*|;)\s*(?:FIXME|BUG|XXX|HACK|TODO)\b")
 PROSE_START = re.compile(r"^\s*(?:#|//|--|/?\*|>>>|\.\.\.|:param|:raises|:return|\"\"\"|''')")
 CODE_SIGN = re.compile(r"[(=\[{;]|^\s*(?:raise|return|throw|if|elif|else|for|while)\b")
-COMMON = set("""about above after again against along also although always among another anything anyone around
+COMMON = set(
+    """about above after again against along also although always among another anything anyone around
 because become been before behind being below between both bring built cannot case cause change changed changes
 come comes could does doing done down during each either else even ever every everything example fail failed fails
 fine first from give given gives going good happen happens have having here into just keep kind know last later
@@ -45,13 +52,15 @@ though through time times today together too under until upon used uses using ve
 where whether which while whole whose will with within without work works working would wrong year years yet your
 value values instead really again thanks code contains contain
 return returns select import class function const self this true false null none print string async await
-file files raise raises raised throw throws thrown""".split())
+file files raise raises raised throw throws thrown""".split()
+)
 # (the last line: words a request may use that code is full of as keywords, so finding them there says nothing)
 
 
 # Errors every codebase raises (Python's own, and JavaScript's): naming one says little about where it started.
-GENERIC_ERRORS = {name for name in dir(builtins) if name.endswith(("Error", "Exception", "Warning"))} | {
-    "Error", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "EvalError"}
+GENERIC_ERRORS = {
+    name for name in dir(builtins) if name.endswith(("Error", "Exception", "Warning"))
+} | {"Error", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError", "EvalError"}
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,7 @@ class Terms:
     quotes: tuple[str, ...]
     identifiers: tuple[str, ...]
     words: tuple[str, ...]
-    spelled: dict            # a word's stem -> the word as the request spells it (what a search types)
+    spelled: dict  # a word's stem -> the word as the request spells it (what a search types)
 
     def __bool__(self) -> bool:
         return bool(self.quotes or self.identifiers or self.words)
@@ -74,17 +83,23 @@ def stem(word: str) -> str:
     """
     w = word.lower()
     for suffix in ("ings", "ing", "ied", "ies", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and (suffix != "es" or re.search(r"(?:s|x|z|ch|sh)es$", w)):
-            w = w[:-len(suffix)] + ("y" if suffix in ("ied", "ies") else "")
+        if (
+            w.endswith(suffix)
+            and len(w) - len(suffix) >= 3
+            and (suffix != "es" or re.search(r"(?:s|x|z|ch|sh)es$", w))
+        ):
+            w = w[: -len(suffix)] + ("y" if suffix in ("ied", "ies") else "")
             break
-    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":       # dropp -> drop (not bill, address)
+    if (
+        len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiouls"
+    ):  # dropp -> drop (not bill, address)
         w = w[:-1]
-    if len(w) >= 5 and w.endswith("e"):                                # raise -> rais, as raised and raises
+    if len(w) >= 5 and w.endswith("e"):  # raise -> rais, as raised and raises
         w = w[:-1]
     return w[:6]
 
 
-COMMON_STEMS = {stem(word) for word in COMMON}       # "imports" is as common as "import"
+COMMON_STEMS = {stem(word) for word in COMMON}  # "imports" is as common as "import"
 
 
 def stems(text: str, stop: set[str]) -> set[str]:
@@ -115,17 +130,39 @@ def terms(goal: str, stop: set[str] = frozenset()) -> Terms:
     Example: 'find_user() fails for "Mixed Case" emails under app/' -> quotes ('mixed case',),
     identifiers ('find_user',), words ('find', 'user', 'email') -- 'fails' is too common to count.
     """
-    goal = re.sub(r"\S*/\S*|\S+\.(?:py|js|ts|sql|md|txt|toml|json|go|rb)\b", " ", goal)   # paths: where, not what
-    quotes = tuple(dict.fromkeys(c for m in QUOTE.finditer(goal) if (c := quote_core(next(g for g in m.groups() if g)))))
+    goal = re.sub(
+        r"\S*/\S*|\S+\.(?:py|js|ts|sql|md|txt|toml|json|go|rb)\b", " ", goal
+    )  # paths: where, not what
+    quotes = tuple(
+        dict.fromkeys(
+            c for m in QUOTE.finditer(goal) if (c := quote_core(next(g for g in m.groups() if g)))
+        )
+    )
     unquoted = QUOTE.sub(" ", goal)
     idents = []
     for name, called in IDENT.findall(goal):
-        looks = "_" in name or re.search(r"[a-z][A-Z]", name) or "." in name or called or f"`{name}`" in goal
+        looks = (
+            "_" in name
+            or re.search(r"[a-z][A-Z]", name)
+            or "." in name
+            or called
+            or f"`{name}`" in goal
+        )
         if looks and not FILE_NAME.search(name) and len(name) >= 3:
             idents.append(name)
-    spelled, inside = {}, stems(" ".join(idents), set())       # an identifier's parts are not words of their own
-    for word in re.findall(r"\b[A-Za-z]{4,}\b", IDENT.sub(lambda m: " " if m.group(1) in idents else m.group(0), unquoted)):
-        if stem(word) not in COMMON_STEMS and word.lower()[:5] not in stop and stem(word) not in inside:
+    spelled, inside = (
+        {},
+        stems(" ".join(idents), set()),
+    )  # an identifier's parts are not words of their own
+    for word in re.findall(
+        r"\b[A-Za-z]{4,}\b",
+        IDENT.sub(lambda m: " " if m.group(1) in idents else m.group(0), unquoted),
+    ):
+        if (
+            stem(word) not in COMMON_STEMS
+            and word.lower()[:5] not in stop
+            and stem(word) not in inside
+        ):
             spelled.setdefault(stem(word), word.lower())
     return Terms(quotes, tuple(dict.fromkeys(idents)), tuple(spelled), spelled)
 
@@ -145,8 +182,13 @@ def weigh(line: str, where: str, found: Terms) -> tuple[int, list[str]]:
         last = ident.split(".")[-1]
         if re.search(rf"(?<![\w]){re.escape(last)}(?![\w])", named, re.I):
             matched, score = matched + [ident], score + 3
-            if last not in GENERIC_ERRORS and re.search(rf"\b(?:raise|throw(?:\s+new)?)\s+{re.escape(last)}\b", line):
-                matched, score = matched + [f"raise {last}"], score + 1        # where the named error starts
+            if last not in GENERIC_ERRORS and re.search(
+                rf"\b(?:raise|throw(?:\s+new)?)\s+{re.escape(last)}\b", line
+            ):
+                matched, score = (
+                    matched + [f"raise {last}"],
+                    score + 1,
+                )  # where the named error starts
     seen = stems(named, set())
     for stem in found.words:
         if stem in seen:
@@ -172,4 +214,6 @@ def search_terms(found: Terms, limit: int = 6) -> list[str]:
     ['unexpected value continuation', 'parse_lines', 'continuation', 'unexpected']
     """
     words = sorted(found.spelled.values(), key=lambda w: (-len(w), w))
-    return list(dict.fromkeys(list(found.quotes) + [i.split(".")[-1] for i in found.identifiers] + words))[:limit]
+    return list(
+        dict.fromkeys(list(found.quotes) + [i.split(".")[-1] for i in found.identifiers] + words)
+    )[:limit]

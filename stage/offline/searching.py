@@ -15,12 +15,22 @@ from __future__ import annotations
 import re
 
 from stage.offline.desk import PATH, Desk, named_folders, scope_of, words
-from stage.offline.findings import cause_strength, facts_in_file, facts_in_report, fix_statement, goal_terms
+from stage.offline.findings import (
+    cause_strength,
+    facts_in_file,
+    facts_in_report,
+    fix_statement,
+    goal_terms,
+)
 from stage.offline.locating import search_terms, weigh
 
-FIX_SEARCHES = ["pending", "not applied", ".sql"]             # what it searches for when the fix is not in view
-AROUND = 15                   # a search hit is read with this many lines before it, and twice as many after
-NEAR_TOP = 100                # ... unless it is this near the top of a file not in view: then the file is opened
+FIX_SEARCHES = [
+    "pending",
+    "not applied",
+    ".sql",
+]  # what it searches for when the fix is not in view
+AROUND = 15  # a search hit is read with this many lines before it, and twice as many after
+NEAR_TOP = 100  # ... unless it is this near the top of a file not in view: then the file is opened
 HIT = re.compile(r"^([^:\n]+):(\d+): ?(.*)$", re.M)
 
 
@@ -31,7 +41,7 @@ def findings_in_view(desk: Desk, goal: str, leads: bool = False) -> list[tuple[s
         facts += facts_in_file(path, text, goal, leads)
     for report in desk.reports():
         facts += facts_in_report(report, goal)
-    fullest = {}                  # one line seen in two parts of a file: keep the fuller note (its sequel too)
+    fullest = {}  # one line seen in two parts of a file: keep the fuller note (its sequel too)
     for kind, fact in facts:
         key = (kind, fact.split(" — ")[0])
         if len(fact) > len(fullest.get(key, "")):
@@ -69,8 +79,12 @@ def choose_fix(fixes: list[str], goal: str, decisions: list[tuple[str, str]]) ->
         picked = [line for where, line in carrying.items() if _same_file(where, chosen)]
         if picked:
             return picked[0]
-    left = {where: line for where, line in carrying.items() if not any(_same_file(where, p) for _, p in decisions)}
-    if not left:                  # every fix in view was passed over: the chosen one is still to be found
+    left = {
+        where: line
+        for where, line in carrying.items()
+        if not any(_same_file(where, p) for _, p in decisions)
+    }
+    if not left:  # every fix in view was passed over: the chosen one is still to be found
         return None
     ranked = sorted(left, key=lambda where: (-cause_strength(carrying[where], goal), where))
     return carrying[ranked[0]]
@@ -92,26 +106,35 @@ def next_file(desk: Desk, goal: str, listing: list[str]) -> str | None:
             if words(line) & goal_words and not re.match(r"^\W*(Goal|Task):", line):
                 for hinted in PATH.findall(line):
                     for path in scope:
-                        if (path == hinted or path.startswith(hinted.rstrip("/") + "/")) and path not in seen:
+                        if (
+                            path == hinted or path.startswith(hinted.rstrip("/") + "/")
+                        ) and path not in seen:
                             return path
-    furthest = max((i for i, p in enumerate(scope) if p in own), default=-1)   # its own reading only
-    return next((p for p in scope[furthest + 1:] if p not in seen), None)
+    furthest = max((i for i, p in enumerate(scope) if p in own), default=-1)  # its own reading only
+    return next((p for p in scope[furthest + 1 :] if p not in seen), None)
 
 
-def look_again(desk: Desk, goal: str, listing: list[str], cause: str | None, fix: str | None, wants_apply: bool):
+def look_again(
+    desk: Desk, goal: str, listing: list[str], cause: str | None, fix: str | None, wants_apply: bool
+):
     """The next search, or the part of a file a search points at, while the cause or the fix is missing.
 
     For the cause it searches what the request names, most telling first, and reads around the hit that
     matches the request most, among lines it cannot see now; for the fix, pending SQL files, and when no
     search finds one (a file that says "status: not run yet"), each SQL file of the listing it has not read.
     """
-    wanted = ([] if cause else search_terms(goal_terms(goal))) + (FIX_SEARCHES if wants_apply and not fix else [])
+    wanted = ([] if cause else search_terms(goal_terms(goal))) + (
+        FIX_SEARCHES if wants_apply and not fix else []
+    )
     searched, scope = desk.searched(), scope_of(goal, listing)
     for text in wanted:
         if text not in searched:
             return "search", {"text": text}
-        hits = [(p, int(n), line) for p, n, line in HIT.findall(searched[text] or "")    # a pending fix counts
-                if text in FIX_SEARCHES or in_scope(p, goal, scope)]                        # wherever it is
+        hits = [
+            (p, int(n), line)
+            for p, n, line in HIT.findall(searched[text] or "")  # a pending fix counts
+            if text in FIX_SEARCHES or in_scope(p, goal, scope)
+        ]  # wherever it is
         if text in FIX_SEARCHES:
             on_desk = {p for p, _ in desk.file_texts()}
             path = next((p for p, _, _ in hits if p.endswith(".sql") and p not in on_desk), None)
@@ -119,11 +142,19 @@ def look_again(desk: Desk, goal: str, listing: list[str], cause: str | None, fix
                 return "read_file", {"path": path}
             continue
         hit = best_hit(hits, goal, desk.lines_in_view())
-        if hit and (hit[1] <= NEAR_TOP and hit[0] not in desk.lines_in_view()):   # near the top: open the file
+        if hit and (
+            hit[1] <= NEAR_TOP and hit[0] not in desk.lines_in_view()
+        ):  # near the top: open the file
             return "read_file", {"path": hit[0]}
-        if hit:                                                                  # further down: go to the line
-            return "read_file", {"path": hit[0], "offset": max(1, hit[1] - AROUND), "limit": 3 * AROUND}
-    if wants_apply and not fix:          # the searches found no pending fix: open the SQL files the listing shows
+        if hit:  # further down: go to the line
+            return "read_file", {
+                "path": hit[0],
+                "offset": max(1, hit[1] - AROUND),
+                "limit": 3 * AROUND,
+            }
+    if (
+        wants_apply and not fix
+    ):  # the searches found no pending fix: open the SQL files the listing shows
         read = desk.evidence_of_reading()
         unread = next((p for p in listing if p.endswith(".sql") and p not in read), None)
         if unread:
@@ -159,7 +190,9 @@ def pointed(desk: Desk, cause: str | None, fix: str | None, wants_apply: bool) -
             if re.match(r"^\W*(Goal|Task):", line):
                 continue
             for pattern in wanted:
-                for found in re.finditer(pattern + r"[^.\n]*?\b(?:in|from)\s+(" + PATH.pattern + ")", line, re.I):
+                for found in re.finditer(
+                    pattern + r"[^.\n]*?\b(?:in|from)\s+(" + PATH.pattern + ")", line, re.I
+                ):
                     path = found.group(1).rstrip(".,;:")
                     if path not in on_desk and "/" in path.rstrip("/") and not path.endswith("/"):
                         return path

@@ -21,20 +21,31 @@ import re
 from harness.messages import blocks_of
 from stage.offline.corrections import corrections_in
 from stage.offline.decisions import decision_note, decisions_in
-from stage.offline.desk import HARNESS_PREFIX, PART, PATH, is_rule, scope_of, sentences, without_rules
+from stage.offline.desk import (
+    HARNESS_PREFIX,
+    PART,
+    PATH,
+    is_rule,
+    scope_of,
+    sentences,
+    without_rules,
+)
 from stage.offline.findings import FACT_LINE, STOP, facts_in_file
 
 SUMMARY_ASK = re.compile(r"\bsummar|\bfold\b|\bcompact", re.I)
 FOCUS = re.compile(r"^.*\bfocus(?:ing)? on (.+?)(?:\s+first)?\.?\s*$", re.I | re.M)
-KINDRED = [                  # words that go together: a real model knows millions of such links, this knows four
+KINDRED = [  # words that go together: a real model knows millions of such links, this knows four
     {"datab", "db", "sql", "migra", "table", "schem", "query", "stagi", "produ"},
     {"decis", "decid", "chose", "why"},
     {"test", "tests", "pytes", "cover"},
     {"login", "sign", "auth", "passw", "sessi", "email"},
 ]
-WORD_LIMIT = re.compile(r"(?:at most|under|no more than|within|maximum of|max\.?)\s+(\d+)\s+words|(\d+)\s+words or (?:fewer|less)", re.I)
+WORD_LIMIT = re.compile(
+    r"(?:at most|under|no more than|within|maximum of|max\.?)\s+(\d+)\s+words|(\d+)\s+words or (?:fewer|less)",
+    re.I,
+)
 
-SECTION_KINDS = [            # (kind, words in a prompt bullet that ask for it)
+SECTION_KINDS = [  # (kind, words in a prompt bullet that ask for it)
     ("constraints", ("constraint", "rule", "instruction", "forbid")),
     ("goal", ("goal", "request", "objective", "task")),
     ("decisions", ("decision", "decided", "why")),
@@ -43,8 +54,21 @@ SECTION_KINDS = [            # (kind, words in a prompt bullet that ask for it)
     ("facts", ("fact", "identifier", "discover", "learned", "finding")),
     ("files", ("file", "touched", "paths read")),
 ]
-SALIENCE = {"goal": 100, "constraints": 90, "Correction": 85, "Cause": 80, "Lead": 30, "Fix": 80, "Decision": 75,
-            "progress": 70, "plan": 65, "decisions": 60, "files": 50, "Noticed": 20, "pointers": 10}
+SALIENCE = {
+    "goal": 100,
+    "constraints": 90,
+    "Correction": 85,
+    "Cause": 80,
+    "Lead": 30,
+    "Fix": 80,
+    "Decision": 75,
+    "progress": 70,
+    "plan": 65,
+    "decisions": 60,
+    "files": 50,
+    "Noticed": 20,
+    "pointers": 10,
+}
 
 
 def summary_request(messages: list[dict]):
@@ -58,7 +82,9 @@ def summary_request(messages: list[dict]):
     instruction = re.sub(r"<(transcript|events|summary)>.*?</\1>", "", text, flags=re.S)
     if not SUMMARY_ASK.search(instruction):
         return None
-    material = "\n".join(m.group(2) for m in re.finditer(r"<(summary|transcript|events)>(.*?)</\1>", text, re.S))
+    material = "\n".join(
+        m.group(2) for m in re.finditer(r"<(summary|transcript|events)>(.*?)</\1>", text, re.S)
+    )
     return instruction, material
 
 
@@ -67,10 +93,12 @@ def write_summary(instruction: str, material: str) -> str:
     items = gather(material)
     limit = _word_limit(instruction)
     focus = FOCUS.search(instruction)
-    if focus:   # "/compact <focus>": what the focus names goes first, and is the last to be cut
-        items = [(k, t, s + FOCUS_BONUS if on_focus(k, t, focus.group(1)) else s) for k, t, s in items]
+    if focus:  # "/compact <focus>": what the focus names goes first, and is the last to be cut
+        items = [
+            (k, t, s + FOCUS_BONUS if on_focus(k, t, focus.group(1)) else s) for k, t, s in items
+        ]
     sections = asked_sections(instruction)
-    if not sections:   # a vague prompt: just the gist -- the goal and the progress
+    if not sections:  # a vague prompt: just the gist -- the goal and the progress
         return _trim([("", t, s) for k, t, s in items if k in ("goal", "progress")], limit)
     lines = []
     for heading, kind in sections:
@@ -80,11 +108,42 @@ def write_summary(instruction: str, material: str) -> str:
     return _trim(lines, limit)
 
 
-WITHIN = {("facts", "Cause"), ("facts", "Fix"), ("facts", "Noticed"), ("facts", "Lead"), ("facts", "Correction"),
-          ("progress", "plan"), ("decisions", "Decision")}   # sub-kinds of a section
-FOCUS_BONUS = 65       # lifts a focused fact above every unfocused fact, even the cause
-FOCUSABLE = ("constraints", "Cause", "Fix", "Noticed", "Lead", "Correction", "decisions", "Decision")
-FOCUS_STOP = {"on", "in", "of", "to", "for", "all", "any", "is", "it", "an", "be", "first", "and", "the"}
+WITHIN = {
+    ("facts", "Cause"),
+    ("facts", "Fix"),
+    ("facts", "Noticed"),
+    ("facts", "Lead"),
+    ("facts", "Correction"),
+    ("progress", "plan"),
+    ("decisions", "Decision"),
+}  # sub-kinds of a section
+FOCUS_BONUS = 65  # lifts a focused fact above every unfocused fact, even the cause
+FOCUSABLE = (
+    "constraints",
+    "Cause",
+    "Fix",
+    "Noticed",
+    "Lead",
+    "Correction",
+    "decisions",
+    "Decision",
+)
+FOCUS_STOP = {
+    "on",
+    "in",
+    "of",
+    "to",
+    "for",
+    "all",
+    "any",
+    "is",
+    "it",
+    "an",
+    "be",
+    "first",
+    "and",
+    "the",
+}
 
 
 def on_focus(kind: str, text: str, focus: str) -> bool:
@@ -126,14 +185,16 @@ def gather(material: str) -> list[tuple[str, str, int]]:
     items, goal, section = [], None, ""
     for raw in material.splitlines():
         line = raw.strip(" -*\t")
-        if re.match(r"^[A-Z][\w /]{2,40}:$", line):           # a heading of an earlier summary
+        if re.match(r"^[A-Z][\w /]{2,40}:$", line):  # a heading of an earlier summary
             section = line.lower()
             continue
         if re.match(r"^(?:Files read|Still to read|Done|Opened|Re-read|Goal|Task):? ", line):
-            section = ""                                        # a line that names its own section
+            section = ""  # a line that names its own section
         fact = FACT_LINE.match(line)
         if fact:
-            items.append((fact.group(1), f"{fact.group(1)}: {fact.group(2)}", SALIENCE[fact.group(1)]))
+            items.append(
+                (fact.group(1), f"{fact.group(1)}: {fact.group(2)}", SALIENCE[fact.group(1)])
+            )
             continue
         head = re.match(r"^(?:assistant:\s*)?(Goal|Task):\s*(.+)", line)
         if head:
@@ -141,27 +202,46 @@ def gather(material: str) -> list[tuple[str, str, int]]:
             continue
         said = re.match(r"^user:\s*(.+)", line)
         if said and said.group(1).startswith(HARNESS_PREFIX):
-            continue                                            # a summary header, not the user
+            continue  # a summary header, not the user
         if said or "constraint" in section or "rule" in section:
             found = sentences(said.group(1) if said else line)
             items += [("constraints", s, SALIENCE["constraints"]) for s in found if is_rule(s)]
-            items += [("Correction", f"Correction: {s}", SALIENCE["Correction"]) for s in found if corrections_in(s)]
-            items += [("Decision", decision_note(chosen, passed, f"the user said: {s}"), SALIENCE["Decision"])
-                      for s in found if said for chosen, passed in decisions_in(s)]
-            if said and goal is None:                        # the first thing the user said: the request
+            items += [
+                ("Correction", f"Correction: {s}", SALIENCE["Correction"])
+                for s in found
+                if corrections_in(s)
+            ]
+            items += [
+                (
+                    "Decision",
+                    decision_note(chosen, passed, f"the user said: {s}"),
+                    SALIENCE["Decision"],
+                )
+                for s in found
+                if said
+                for chosen, passed in decisions_in(s)
+            ]
+            if said and goal is None:  # the first thing the user said: the request
                 goal = without_rules(said.group(1)) or None
         elif "decision" in section and line:
             items.append(("decisions", line, SALIENCE["decisions"]))
         applied = re.search(r"Recorded on (\w+)", line)
         if applied:
-            items.append(("decisions", f"Ran the fix on {applied.group(1)}.", SALIENCE["decisions"]))
+            items.append(
+                ("decisions", f"Ran the fix on {applied.group(1)}.", SALIENCE["decisions"])
+            )
     reads, read = reads_in(material), []
     for m in re.finditer(r"^\W*Files read:\s*(.+)$", material, re.M):
         read += re.split(r",\s*", m.group(1).strip())
     read = list(dict.fromkeys(read + [shown for shown, _, _, _ in reads]))
-    for _, path, text, _ in reads:        # the summary writer reads the results too (the last has no notes yet)
+    for (
+        _,
+        path,
+        text,
+        _,
+    ) in reads:  # the summary writer reads the results too (the last has no notes yet)
         items += [(k, f"{k}: {t}", SALIENCE[k]) for k, t in facts_in_file(path, text, goal or "")]
-    if reads and not re.search(r"^assistant:", material[reads[-1][3]:], re.M):
+    if reads and not re.search(r"^assistant:", material[reads[-1][3] :], re.M):
         # read just before the cut and not reacted to in what it was given: say so
         items.append(("plan", unexamined_line(reads[-1][0], material), SALIENCE["progress"] - 1))
     if goal:
@@ -170,7 +250,9 @@ def gather(material: str) -> list[tuple[str, str, int]]:
         items.append(("files", "Files read: " + ", ".join(read), SALIENCE["files"]))
     still = still_to_read(material, read, goal or "")
     if still is not None:
-        items.append(("plan", "Still to read: " + (", ".join(still) or "nothing"), SALIENCE["plan"]))
+        items.append(
+            ("plan", "Still to read: " + (", ".join(still) or "nothing"), SALIENCE["plan"])
+        )
     items.append(("progress", progress(material, items, read), SALIENCE["progress"]))
     for kind, text, _ in list(items):
         if kind in ("Cause", "Fix", "Noticed", "Lead"):
@@ -185,25 +267,34 @@ def reads_in(material: str) -> list[tuple[str, str, str, int]]:
     What was shown is the path, or ``path:first-last`` for a part of a long file (read_file's own note says which).
     """
     found = []
-    for m in re.finditer(r'^assistant -> read_file (\{[^\n]*\})\ntool result:\n(.*?)(?=\n(?:user|assistant)\b|\Z)',
-                         material, re.S | re.M):
+    for m in re.finditer(
+        r"^assistant -> read_file (\{[^\n]*\})\ntool result:\n(.*?)(?=\n(?:user|assistant)\b|\Z)",
+        material,
+        re.S | re.M,
+    ):
         try:
             path = json.loads(m.group(1)).get("path", "")
         except ValueError:
             continue
         part = PART.search(m.group(2))
         if isinstance(path, str) and path and not m.group(2).startswith("Error:"):
-            found.append((f"{path}:{part[1]}-{part[2]}" if part else path, path, m.group(2), m.end()))
+            found.append(
+                (f"{path}:{part[1]}-{part[2]}" if part else path, path, m.group(2), m.end())
+            )
     return found
 
 
 def unexamined_line(shown: str, material: str) -> str:
     """'Opened X just before this summary; not yet examined' -- counted, when the earlier summary said the same."""
-    earlier = re.search(rf"Opened {re.escape(shown)} just before this summary; not yet examined(?: \((\d+) times\))?",
-                        material)
-    calls = re.findall(r"^assistant -> \w+", material[earlier.end():], re.M) if earlier else []
+    earlier = re.search(
+        rf"Opened {re.escape(shown)} just before this summary; not yet examined(?: \((\d+) times\))?",
+        material,
+    )
+    calls = re.findall(r"^assistant -> \w+", material[earlier.end() :], re.M) if earlier else []
     times = int(earlier.group(1) or 1) + 1 if earlier and len(calls) == 1 else 1
-    return f"Opened {shown} just before this summary; not yet examined" + (f" ({times} times)" if times > 1 else "")
+    return f"Opened {shown} just before this summary; not yet examined" + (
+        f" ({times} times)" if times > 1 else ""
+    )
 
 
 def progress(material: str, items: list, read: list[str]) -> str:
@@ -227,17 +318,29 @@ def progress(material: str, items: list, read: list[str]) -> str:
     causes = [t for k, t, _ in items if k == "Cause"]
     fixes = [t for k, t, _ in items if k == "Fix"]
     cause_at = causes[-1].split(" ")[1].split(":")[0] if causes else cause_at
-    fix_at = list(dict.fromkeys(f.split(" ")[1] for f in fixes)) if fixes else fix_at   # every fix seen, in order
+    fix_at = (
+        list(dict.fromkeys(f.split(" ")[1] for f in fixes)) if fixes else fix_at
+    )  # every fix seen, in order
     last = read[-1] if read else last
-    done = f"read {max(count, len(read))} files" + (f" (last: {last})" if last else "") + \
-        (f"; found the cause in {cause_at}" if cause_at else "") + \
-        (f"; searched for {' | '.join(dict.fromkeys(searched))}" if searched else "")
-    ran = re.findall(r"Recorded on (\w+)[^:]*: (.+?)(?: FLAGGED|\n|$)|ran the fix on (\w+): (.+?)\. Pending", material)
-    if ran:       # the fix has run: say where and what, so a later lap does not run it again
+    done = (
+        f"read {max(count, len(read))} files"
+        + (f" (last: {last})" if last else "")
+        + (f"; found the cause in {cause_at}" if cause_at else "")
+        + (f"; searched for {' | '.join(dict.fromkeys(searched))}" if searched else "")
+    )
+    ran = re.findall(
+        r"Recorded on (\w+)[^:]*: (.+?)(?: FLAGGED|\n|$)|ran the fix on (\w+): (.+?)\. Pending",
+        material,
+    )
+    if ran:  # the fix has run: say where and what, so a later lap does not run it again
         target, statement = (ran[-1][0], ran[-1][1]) if ran[-1][0] else (ran[-1][2], ran[-1][3])
         done += f"; ran the fix on {target}: {statement.strip()}"
         return f"Done: {done}. Pending: nothing, report back."
-    pending = f"apply the fix in {' or '.join(fix_at)}" if fix_at else ("find the fix" if cause_at else "find the cause")
+    pending = (
+        f"apply the fix in {' or '.join(fix_at)}"
+        if fix_at
+        else ("find the fix" if cause_at else "find the cause")
+    )
     return f"Done: {done}. Pending: {pending}."
 
 
@@ -247,13 +350,22 @@ def still_to_read(material: str, read: list[str], goal: str) -> list[str] | None
     Keeping this in the summary saves listing the files again after every compaction.
     """
     listed = []
-    for m in re.finditer(r"assistant -> list_files \{.*?\}\ntool result:\n(.*?)(?=\n(?:user|assistant)\b|\Z)",
-                         material, re.S):
+    for m in re.finditer(
+        r"assistant -> list_files \{.*?\}\ntool result:\n(.*?)(?=\n(?:user|assistant)\b|\Z)",
+        material,
+        re.S,
+    ):
         listed = [line.strip() for line in m.group(1).splitlines() if PATH.fullmatch(line.strip())]
-    planned = [p for line in re.findall(r"^\W*Still to read:\s*(.*)$", material, re.M) for p in PATH.findall(line)]
+    planned = [
+        p
+        for line in re.findall(r"^\W*Still to read:\s*(.*)$", material, re.M)
+        for p in PATH.findall(line)
+    ]
     if not listed and not planned:
         return None
-    done = {shown.split(":")[0] for shown in read}           # a part read counts: the rest is found by searching
+    done = {
+        shown.split(":")[0] for shown in read
+    }  # a part read counts: the rest is found by searching
     return [p for p in scope_of(goal, sorted(set(listed + planned))) if p not in done]
 
 
@@ -284,7 +396,9 @@ def _trim(lines, limit: int) -> str:
         if text is None:
             continue
         bare = not heading or text.startswith(f"{heading}:")
-        n = len(text.split()) + (0 if bare else 1 + (len(f"{heading}:".split()) if heading not in opened else 0))
+        n = len(text.split()) + (
+            0 if bare else 1 + (len(f"{heading}:".split()) if heading not in opened else 0)
+        )
         if used + n <= limit:
             kept.add(i)
             used += n
@@ -293,14 +407,14 @@ def _trim(lines, limit: int) -> str:
     for i, (heading, text, _) in enumerate(lines):
         if i not in kept:
             continue
-        if not heading or text.startswith(f"{heading}:"):   # the line names its own section
+        if not heading or text.startswith(f"{heading}:"):  # the line names its own section
             out.append(text)
             continue
         if heading != last_heading:
             out.append(f"{heading}:")
             last_heading = heading
         out.append(f"- {text}")
-    if not out:   # the limit is too tight for even one line: cut the best one
+    if not out:  # the limit is too tight for even one line: cut the best one
         best = max((ln for ln in lines if ln[1]), key=lambda ln: ln[2], default=("", "", 0))
         out = [" ".join(best[1].split()[:limit])]
     return "\n".join(out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from harness.compaction import ThreeZoneCompaction, tail_start, turn_starts
+from harness.compaction import ThreeZoneCompaction, turn_starts
 from harness.context import Assembly, PieceFailed, call_piece
 from harness.prompts import FOLD_PROMPT, fold_prompt, render
 
@@ -37,6 +37,7 @@ class RunningSummary(ThreeZoneCompaction):
     The request stays pinned, the newest ``tail_turns`` turns stay verbatim, and everything older
     lives in the summary, which the fold prompt keeps under ``max_words``. So the assembled context
     stays roughly flat however long the task runs. One fold call per chunk; ``fold`` writes it.
+    ``split`` draws the zones, as in ``ThreeZoneCompaction`` (lesson 03's piece, or ``three_zones``).
     """
 
     name = "running summary"
@@ -49,6 +50,7 @@ class RunningSummary(ThreeZoneCompaction):
         prompt: str = FOLD_PROMPT,
         max_failures: int = 3,
         fold=None,
+        split=None,
     ):
         if chunk_turns < 1 or tail_turns < 0:
             raise ValueError("chunk_turns must be at least 1 and tail_turns at least 0.")
@@ -58,6 +60,7 @@ class RunningSummary(ThreeZoneCompaction):
             prompt=prompt,
             max_words=max_words,
             max_failures=max_failures,
+            split=split,
         )
         self.chunk_turns = chunk_turns
         self.fold = fold or partial(_reference_fold, max_words=max_words, template=prompt)
@@ -81,7 +84,9 @@ class RunningSummary(ThreeZoneCompaction):
         the fold prompt does not have). Nothing to fold -> "stuck", once.
         """
         s = self.state
-        cut = tail_start(history, s.upto, self.tail_turns)
+        cut = self.zones_of(
+            history
+        )  # the split piece (lesson 03's) says where the verbatim tail starts
         if cut <= s.upto:
             messages, zones = self.current(history)
             event = (

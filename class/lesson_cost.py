@@ -30,17 +30,12 @@ import nbformat
 
 from harness.cost import PRICES, Prices
 from stage.claude import claude_model_name, prices_for
+from stage.registry import registry
 
 REPO = Path(__file__).resolve().parent.parent
 
-LESSONS = [
-    "01_the_filling_desk",
-    "02_sliding_window_failure",
-    "03_three_zone_compaction",
-    "04_running_summary",
-    "05_memory_claude_md",
-    "06_going_further",
-]
+# The lessons of the registry (notebooks/lessons.toml), in class order, and 06 for going further.
+LESSONS = [entry.name for entry in registry()] + ["06_going_further"]
 MARK = "LESSON-COST "
 
 COUNTER_CELL = """

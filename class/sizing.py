@@ -41,10 +41,19 @@ import nbformat
 import psutil
 import requests
 
+from stage.registry import registry
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORKBOOK_FOLDER = "context-desk"  # where nbgitpuller puts the workbook in each home
-LESSONS = ["01", "02", "03", "04", "05"]
+
+
+def registered_lessons(repo: Path = REPO) -> list[str]:
+    """The lesson numbers of the lesson registry (notebooks/lessons.toml of ``repo``), in class order."""
+    return [entry.number for entry in registry(repo / "notebooks" / "lessons.toml")]
+
+
+LESSONS = registered_lessons()
 MIB = 1024 * 1024
 
 
@@ -150,20 +159,26 @@ def safe_cmdline(process: psutil.Process) -> list[str]:
 
 
 def evening_notebooks(
-    repo: Path = REPO, lessons: list[str] = LESSONS
+    repo: Path = REPO, lessons: list[str] | None = None
 ) -> list[tuple[str, Path, bool]]:
-    """(path in the student's workbook, notebook whose cells are run, is it an exercise) in class order."""
+    """(path in the student's workbook, notebook whose cells are run, is it an exercise) in class order.
+
+    The lessons are the registry's of ``repo`` (notebooks/lessons.toml), or those of them numbered in
+    ``lessons``; each is followed by its exercise's solution (the registry's `exercise` column).
+    """
     plan = []
-    for number in lessons:
-        lesson = next((repo / "notebooks").glob(f"{number}_*.ipynb"))
-        plan.append((f"{WORKBOOK_FOLDER}/notebooks/{lesson.name}", lesson, False))
-        solution = next((repo / "exercises" / "solutions").glob(f"{number}_*.ipynb"), None)
-        if solution is None:
+    for entry in registry(repo / "notebooks" / "lessons.toml"):
+        if lessons is not None and entry.number not in lessons:
+            continue
+        plan.append((f"{WORKBOOK_FOLDER}/notebooks/{entry.path.name}", entry.path, False))
+        if not entry.solution_path.exists():
             raise FileNotFoundError(
-                f"no exercises/solutions/{number}_*.ipynb: run sizing from the instructor's "
-                "clone, which has the answers the simulated students type in"
+                f"no exercises/solutions/{entry.solution_path.name}: run sizing from the "
+                "instructor's clone, which has the answers the simulated students type in"
             )
-        plan.append((f"{WORKBOOK_FOLDER}/exercises/{solution.name}", solution, True))
+        plan.append(
+            (f"{WORKBOOK_FOLDER}/exercises/{entry.solution_path.name}", entry.solution_path, True)
+        )
     return plan
 
 

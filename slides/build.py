@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from tools.lessons import registry  # the one table of lessons
+
 SLIDES = Path(__file__).resolve().parent
 HTML = SLIDES / "html"
 VENDOR = HTML / "vendor"
@@ -69,8 +71,11 @@ class BuildError(Exception):
 
 
 def decks() -> list[Path]:
-    """The deck notebooks, in class order. Example: [slides/01_the_filling_desk.ipynb, ...]"""
-    return sorted(SLIDES.glob("[0-9][0-9]_*.ipynb"))
+    """The deck notebooks, in class order: the lesson registry's `deck` column (notebooks/lessons.toml).
+
+    Example: [slides/01_the_filling_desk.ipynb, ...]
+    """
+    return [entry.deck_path for entry in registry() if entry.deck]
 
 
 # ---- 1. the local copies of reveal.js, require.js and jQuery -------------------------------------------

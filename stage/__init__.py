@@ -11,6 +11,8 @@
 * ``kernel``       -- the workbook's kernel: IPython's, naming its language as the lessons are saved
 * ``outcomes``     -- one-line verdicts computed from a run ("it ran the fix on staging")
 * ``tasks``, ``classroom`` -- the class task, and the notebooks' setup check
+* ``registry``     -- the lesson registry: notebooks/lessons.toml, one row per lesson
+* ``pieces``       -- the class's agent: the pieces the build cells keep in my_agent.py, or the harness's own
 * ``frontier``, ``subagent`` -- going further: dollars against tokens, and a fresh desk for a sub-task
 * ``standin_server``, ``desk_server``, ``misbehaving``, ``notebook_matrix`` -- local servers that speak the
   Messages API (canned, or answered by the desk model), models that misbehave on purpose, and the

@@ -32,9 +32,11 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    """Every test runs as a student would without a key, unless it sets one itself."""
+def offline(monkeypatch, tmp_path):
+    """Every test runs as a student would without a key, unless it sets one itself, and with an empty
+    agent file of its own (stage/pieces.py): no piece kept by a lesson run elsewhere leaks in."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("CONTEXT_DESK_AGENT", str(tmp_path / "my_agent.py"))
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     monkeypatch.delenv("CONTEXT_DESK_MODEL", raising=False)
 

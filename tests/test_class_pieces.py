@@ -20,7 +20,8 @@ from harness.context import SlidingWindow
 from harness.loop import run_agent
 from harness.running_summary import RunningSummary
 from stage.offline import DeskModel
-from stage.pieces import class_piece
+from harness.prompts import SYSTEM_PROMPT
+from stage.pieces import PIECES, agent_file, class_piece, keep, kept_sources
 from stage.tasks import file_reading_task
 from tools.build_views import finished_piece
 from tools.lessons import LESSONS, tags
@@ -196,10 +197,85 @@ def test_class_piece_says_which_piece_the_runs_use(capsys):
         "keep_newest", {"keep_newest": keep_newest}
     )
     out = capsys.readouterr().out
-    assert "was not run" in out and "not written yet" in out
+    assert "No `keep_newest` of yours" in out and "not written yet" in out
 
     def mine(history, room, count):
         return history[-1:]
 
     assert class_piece("keep_newest", {"keep_newest": mine}) is mine
-    assert "Using your `keep_newest`" in capsys.readouterr().out
+    assert "Using your `keep_newest` (this notebook)" in capsys.readouterr().out
+
+
+# ---- the agent file: what a build cell keeps, the later lessons use ------------------------------------
+
+
+def test_keep_writes_the_piece_and_a_later_lesson_loads_it(capsys):
+    def keep_newest(history, room, count):
+        return history[-2:]  # a window of my own
+
+    assert keep(keep_newest)
+    assert "Kept your `keep_newest`" in capsys.readouterr().out
+    text = agent_file().read_text(encoding="utf-8")
+    assert "# ==== keep_newest (lesson 02) ====" in text and "history[-2:]" in text
+    loaded = class_piece("keep_newest", {})  # a later lesson: nothing in its own notebook
+    assert loaded is not keep_newest and loaded(list(range(5)), 0, len) == [3, 4]
+    assert "Using your `keep_newest` (my_agent.py)" in capsys.readouterr().out
+
+
+def test_keeping_again_replaces_the_block_and_leaves_the_others():
+    def fold(summary, events, write):
+        return write("first")
+
+    def three_zones(history, tail_turns):
+        return history[:1], history[1:-1], history[-1:]
+
+    keep(fold, quiet=True)
+    keep(three_zones, quiet=True)
+
+    def fold(summary, events, write):  # noqa: F811 -- the room runs the build cell again
+        return write("second")
+
+    keep(fold, quiet=True)
+    sources = kept_sources()
+    assert list(sources) == ["three_zones", "fold"]  # in the order of the lessons
+    assert "second" in sources["fold"] and "first" not in sources["fold"]
+
+
+def test_a_stub_is_not_kept_and_the_file_keeps_what_it_had(capsys):
+    def load_claude_md(path):
+        return SYSTEM_PROMPT + "\n\n" + Path(path).read_text(encoding="utf-8")
+
+    keep(load_claude_md, quiet=True)
+
+    def load_claude_md(path):  # noqa: F811
+        raise NotImplementedError("write the loader")
+
+    assert not keep(load_claude_md)
+    assert "not written yet: nothing kept" in capsys.readouterr().out
+    assert "read_text" in kept_sources()["load_claude_md"]
+
+
+def test_a_wrong_piece_is_kept_too_it_must_show_later():
+    def three_zones(history, tail_turns):
+        return history[0], [], []  # not even lists
+
+    assert keep(three_zones, quiet=True)
+    assert "history[0]" in kept_sources()["three_zones"]
+
+
+def test_a_broken_agent_file_falls_back_to_the_harness_and_says_why(capsys):
+    agent_file().write_text(
+        "# ==== fold (lesson 04) ====\ndef fold(summary, events, write)\n    return ''\n"
+        "# ==== end of fold ====\n",
+        encoding="utf-8",
+    )
+    assert class_piece("fold", {}) is PIECES["fold"].reference
+    assert "does not load (SyntaxError)" in capsys.readouterr().out
+
+
+def test_keep_takes_only_the_class_pieces():
+    def helper():
+        return 1
+
+    with pytest.raises(ValueError, match="one of the class's pieces"):
+        keep(helper)

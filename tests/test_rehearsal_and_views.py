@@ -18,32 +18,55 @@ ROOT = Path(__file__).resolve().parent.parent
 md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 
 
+def test_the_paces_are_a_rooms_and_printed():
+    """Speaking 130 words a minute, live typing 35 characters a minute, 90 s a board drawing, 2:30 a
+    checkpoint: the issue's paces, and the table states them."""
+    assert rehearsal.WORDS_PER_MINUTE == 130 and rehearsal.TYPING_CHARS_PER_MINUTE <= 35
+    assert rehearsal.BOARD_SECONDS == 90 and rehearsal.CHECKPOINT_SECONDS == 150
+    assert (rehearsal.MIN_SLACK, rehearsal.MAX_SLACK, rehearsal.CLASS_MINUTES) == (2, 5, 120)
+    printed = rehearsal.paces()
+    for said in ("130 words/min", "35 chars/min", "90 s per board drawing", "150 s per checkpoint"):
+        assert said in printed, said
+
+
 def test_the_formula_on_a_worked_example():
-    """A note (45 s); 130 spoken words (60 s); a build cell of 3 shown lines (9 s) whose finished piece adds
-    'return 1' (8 characters at 2 a second: 4 s) and its reveal (not read out); a code cell of 2 lines (6 s)
-    whose last run printed 4 lines (10 s) and one picture (30 s); two runs (10 s): 174 s."""
-    note = md("> **Instructor note** — draw a desk", metadata={"tags": ["instructor"]})
+    """A note asking for one board drawing and one question (90 + 30 s), quoting three words to say
+    (3/130 min); 130 spoken words (60 s); a build cell of 3 shown lines (9 s) whose finished piece adds
+    'return 1' (8 characters at 35 a minute: 13.7 s) and its reveal (not read out); a checkpoint (150 s);
+    a code cell of 2 lines (6 s) that ran 12.5 s and printed 4 lines (10 s) and one picture (30 s); the
+    build cell's run, untimed (5 s)."""
+    note = md(
+        '> **Instructor note** — **Board:** draw a desk. Ask: "who tidies it?"',
+        metadata={"tags": ["instructor"]},
+    )
     prose = md(" ".join(["word"] * 130))
     build = code(
-        "def f():\n    '''Goal: one.'''\n    raise NotImplementedError",
+        'def f():\n    """Goal: one."""\n    raise NotImplementedError',
         metadata={"tags": ["build"]},
     )
     reveal = md(
         "<details><summary>One way</summary>\n\n```python\ndef f():\n    return 1  # one\n```\n</details>",
         metadata={"tags": ["piece"]},
     )
+    ask = md("### Checkpoint\n\n**Why?**", metadata={"tags": ["checkpoint"]})
     shown = code("run = go()\nprint(run)", metadata={"id": "c1"})
     ran = nbformat.v4.new_code_cell(shown.source)
+    ran.metadata["execution"] = {
+        "iopub.execute_input": "2026-01-01T07:00:00.000000Z",
+        "shell.execute_reply": "2026-01-01T07:00:12.500000Z",
+    }
     ran.outputs = [
         nbformat.v4.new_output("stream", name="stdout", text="a\nb\nc\nd\n"),
         nbformat.v4.new_output(
             "display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"}
         ),
     ]
-    e = rehearsal.estimate_cells([note, prose, build, reveal, shown], {shown.get("id"): ran})
-    assert (e.notes, e.speaking, e.typing) == (45, 60, 4)
-    assert e.code == 3 * 3 + 2 * 3 and e.runs == 2 * 5 + 4 * 2.5 + 30 and e.checkpoint == 0
-    assert e.total == 45 + 60 + 4 + 15 + 50
+    e = rehearsal.estimate_cells([note, prose, build, reveal, ask, shown], {shown.get("id"): ran})
+    assert e.board == 90 + 30 and e.checkpoint == 150
+    assert e.speaking == pytest.approx(60 + 60 * 3 / 130)
+    assert e.typing == pytest.approx(8 / (35 / 60))
+    assert e.code == 3 * 3 + 2 * 3
+    assert e.runs == pytest.approx(5 + 12.5 + 4 * 2.5 + 30)
 
 
 def test_typed_characters_leave_out_what_the_skeleton_holds_comments_and_docstrings():
@@ -52,11 +75,36 @@ def test_typed_characters_leave_out_what_the_skeleton_holds_comments_and_docstri
     assert rehearsal.typed_characters(skeleton, finished) == len("return 2 * x")
 
 
-def test_the_in_class_minutes_come_from_each_exercise_table():
-    """Ex03 keeps one task in class (5 min); a row "in class if there is time" is homework."""
-    assert rehearsal.in_class_minutes("03_") == 5
-    assert rehearsal.in_class_minutes("01_") == 0
-    assert rehearsal.in_class_minutes("99_") == 0
+def test_a_prompt_string_is_typed_but_a_docstring_is_not():
+    source = 'def f():\n    """The doc."""\n    return 1\nPROMPT = """two\nlines"""'
+    assert rehearsal.code_lines(source) == ["def f():", "return 1", 'PROMPT = """two', 'lines"""']
+
+
+def test_an_exercise_task_takes_a_middling_students_time():
+    """Reading 130 words of task (at 130 a minute: 60 s), the answer cell's three given lines (9 s), its
+    answer 'return 1' typed (13.7 s) and its run (5 s); the check's line (3 s), run (5 s), verdict (2.5 s)."""
+    cells = [
+        md("## Task 1 · `f`\n\n" + " ".join(["rule"] * 127)),  # "Task 1 f" and 127 more
+        code("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"),
+        code("check(f)"),
+    ]
+    assert rehearsal.task_seconds(cells) == pytest.approx(60 + 9 + 8 / (35 / 60) + 5 + 3 + 5 + 2.5)
+
+
+def test_which_exercise_tasks_are_in_class_comes_from_each_exercise_table():
+    """A row "in class" is timed; "homework" and "in class if there is time" are not."""
+    for path in LESSONS:
+        tasks = rehearsal.exercise_tasks(read(path))
+        assert [t.number for t in tasks] == [1, 2, 3, 4], path.name
+        for task in tasks:
+            assert (task.seconds > 60) == task.in_class, (path.name, task)
+
+
+def test_a_box_fits_only_with_two_to_five_minutes_of_slack():
+    assert rehearsal.slack_ok(40 * 60, 36 * 60) and rehearsal.slack_ok(40 * 60, 35 * 60)
+    assert not rehearsal.slack_ok(40 * 60, 38 * 60 + 1)  # less than two minutes left
+    assert not rehearsal.slack_ok(40 * 60, 34 * 60)  # six minutes planned for nothing
+    assert rehearsal.slack_ok(5 * 60, 60) and not rehearsal.slack_ok(5 * 60, 4 * 60)  # the knot
 
 
 def test_the_boxes_are_seed_001s_plan():

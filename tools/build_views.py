@@ -24,18 +24,12 @@ from pathlib import Path
 import nbformat
 
 from tools import rehearsal
-from tools.executed import executed, text_of_outputs
-from tools.lessons import LESSONS, ROOT, SLIDES, Lesson, heading, tags
+from tools.executed import executed, text_of_outputs, with_piece
+from tools.lessons import KNOT, LESSONS, ROOT, Lesson, heading, read, tags
+from tools.mistakes import mistakes_for
 
 BUILD = ROOT / "build"
 OUTPUT_LINES = 12  # expected output shown per cell; longer outputs are cut, with a note
-
-
-def clock(start: str, seconds: float) -> str:
-    """A wall-clock time, seconds after ``start``. Example: clock("7:20", 95) -> "7:21" """
-    hours, mins = map(int, start.split(":"))
-    total = hours * 60 + mins + int(seconds // 60)
-    return f"{total // 60}:{total % 60:02d}"
 
 
 def sections_of(cells: list) -> list[tuple[str, list]]:
@@ -58,7 +52,7 @@ def finished_piece(cells: list, index: int) -> str:
 
 def slide_map(lesson: Lesson) -> list[tuple[int, str, str]]:
     """(slide number, slide title, lesson section) for every slide of the lesson's deck."""
-    deck = SLIDES / lesson.path.name
+    deck = lesson.entry.deck_path
     if not deck.exists():
         return []
     rows, number = [], 0
@@ -75,28 +69,28 @@ def slide_map(lesson: Lesson) -> list[tuple[int, str, str]]:
     return rows
 
 
-def _figure(lesson: Lesson, number: int, output: dict, folder: Path) -> str:
-    name = f"{lesson.name}-cell{number:02d}.png"
+def _figure(name: str, output: dict, folder: Path, caption: str) -> str:
     (folder / "figures").mkdir(parents=True, exist_ok=True)
     (folder / "figures" / name).write_bytes(base64.b64decode(output["data"]["image/png"]))
-    return f"![expected picture, cell {number}](figures/{name})"
+    return f"![{caption}](figures/{name})"
 
 
-def expected(lesson: Lesson, number: int, cell, folder: Path) -> list[str]:
-    """The cell's output from the last run, as Markdown: text (cut to OUTPUT_LINES) and its pictures."""
+def expected(
+    lesson: Lesson, number: int, cell, folder: Path, lines_shown: int = OUTPUT_LINES, tag: str = ""
+) -> list[str]:
+    """The cell's output from the last run, as Markdown: text (cut to ``lines_shown``) and its pictures."""
     text = text_of_outputs(cell).rstrip()
     lines = []
     if text:
         shown = text.splitlines()
-        cut = shown[:OUTPUT_LINES] + (
-            [f"... ({len(shown) - OUTPUT_LINES} more lines)"] if len(shown) > OUTPUT_LINES else []
+        cut = shown[:lines_shown] + (
+            [f"... ({len(shown) - lines_shown} more lines)"] if len(shown) > lines_shown else []
         )
         lines += ["```text", *cut, "```"]
-    lines += [
-        _figure(lesson, number, o, folder)
-        for o in cell.get("outputs", [])
-        if "image/png" in o.get("data", {})
-    ]
+    pictures = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+    for k, output in enumerate(pictures, start=1):
+        name = f"{lesson.name}-cell{number:02d}{tag}-{k}.png"
+        lines.append(_figure(name, output, folder, f"expected picture, cell {number}"))
     return lines or ["(no output)"]
 
 
@@ -123,26 +117,30 @@ def recovery(cell) -> list[str]:
     return [f"*If it fails:* {found[0]}", ""] if found else []
 
 
-def walkthrough(
-    lesson: Lesson, cells: list, ran: dict, folder: Path, start: str, elapsed: float
-) -> tuple[list, float]:
-    """Per section: its clock time, what to say, what to type, the expected output, what to do if it fails."""
+def walkthrough(lesson: Lesson, cells: list, ran: dict, folder: Path, times: dict) -> list:
+    """Per section: its clock time, what to say, what to type, the expected output, what to do if it fails.
+
+    ``times`` maps a cell's index in ``cells`` to its slot on the box's clock (``rehearsal.timeline``),
+    and ``"exercise"`` to the slot of the lesson's in-class exercise task.
+    """
     lines, numbers = [], {id(c): i for i, c in enumerate(lesson.cells, start=1)}
+    index_of = {id(c): i for i, c in enumerate(cells)}
     for title, part in sections_of(cells):
-        seconds = rehearsal.estimate_cells(part, ran).total
+        first = times[index_of[id(part[0])]]
+        seconds = sum(times[index_of[id(c)]].seconds for c in part)
+        task = times.get("exercise")
+        if task is not None and rehearsal.is_exercise_heading(part[0]):
+            seconds += task.seconds
         lines += [
-            f"### {clock(start, elapsed)} · {lesson.name} · {title} ({rehearsal.minutes(seconds)})",
+            f"### {rehearsal.clock(box_start(times), first.start)} · {lesson.name} · {title} "
+            f"({rehearsal.minutes(seconds)})",
             "",
         ]
-        elapsed += seconds
         for index, cell in enumerate(part):
             number = numbers.get(id(cell), 0)
             if "instructor" in tags(cell):
                 lines += [
-                    "> "
-                    + cell.source.replace("**Instructor note** — ", "")
-                    .lstrip("> ")
-                    .replace("\n", "\n"),
+                    "> " + cell.source.replace("**Instructor note** — ", "").lstrip("> "),
                     "",
                 ]
             elif "checkpoint" in tags(cell):
@@ -170,7 +168,18 @@ def walkthrough(
                 else:
                     lines += [f"**Cell {number}:** run it. Expected:", ""]
                 lines += expected(lesson, number, after, folder) + [""] + recovery(cell)
-    return lines, elapsed
+        if task is not None and rehearsal.is_exercise_heading(part[0]):
+            lines += [
+                f"**{rehearsal.clock(box_start(times), task.start)} · the exercise task, in class "
+                f"({rehearsal.minutes(task.seconds)}):** the room works; walk round, read the checks' "
+                "verdicts over shoulders.",
+                "",
+            ]
+    return lines
+
+
+def box_start(times: dict) -> str:
+    return times["box"]
 
 
 def checkpoint_part(lesson: Lesson, ran: dict) -> list[str]:
@@ -198,64 +207,108 @@ def checkpoint_part(lesson: Lesson, ran: dict) -> list[str]:
     return lines
 
 
-def drops(lesson: Lesson, cells: list, ran: dict, exercise_minutes: float) -> list[str]:
-    """What to leave out when late, and the minutes each saves: the sections that hold no build, no checkpoint and
-    nothing the room dictates, and the in-class exercise task (it becomes homework)."""
+def mistakes_part(lesson: Lesson, found: list, folder: Path) -> list[str]:
+    """For the build cell: what the room's most common wrong pieces print and draw, and what to say.
+
+    ``found`` is [(Mistake, the verdict cells run with it)], from ``build_runbook``.
+    """
+    if not found:
+        return []
+    numbers = {c.get("id"): i for i, c in enumerate(lesson.cells, start=1)}
+    lines = [
+        "#### When the room's piece is wrong",
+        "",
+        "The pieces a room most often writes wrong here, each run through this lesson's verdict "
+        "cells when this runbook was built: what the screen shows, and what to say.",
+        "",
+    ]
+    for k, (mistake, cells) in enumerate(found, start=1):
+        lines += [f"**{k} · {mistake.label}**", "", "```python", mistake.source.rstrip(), "```", ""]
+        verdicts = [c for c in lesson.cells if "verdict" in tags(c)]
+        for original, ran in zip(verdicts, cells):
+            number = numbers.get(original.get("id"), 0)
+            lines += [f"Cell {number} shows:", ""]
+            lines += expected(lesson, number, ran, folder, 6, tag=f"-wrong{k}") + [""]
+        lines += [f"*Say:* {mistake.say}", ""]
+    return lines
+
+
+# Cells a late class still must see: the build, the checkpoint and what answers it (its reveal, its
+# model answer, and any cell tagged ``answers``: a run the discussion of the answer stands on).
+PROTECTED = ("build", "checkpoint", "reveal", "answer", "answers", "typed")
+
+
+def drops(lesson: Lesson, cells: list, ran: dict, exercise_seconds: float) -> list[str]:
+    """What to leave out when late, and the minutes each saves: the sections that hold no build, no
+    checkpoint, nothing that answers it and nothing the room dictates; and the in-class exercise task
+    (it becomes homework). The closing sections (Practise and present, Tie the knot) are never offered."""
     lines = []
     for title, part in sections_of(cells)[1:]:
-        keep = any(t in tags(c) for c in part for t in ("build", "checkpoint", "reveal", "typed"))
-        if (
-            not keep
-            and not title.startswith(("Practise", "8:55"))
-            and "exercise" not in title.lower()
-        ):
+        keep = any(t in tags(c) for c in part for t in PROTECTED)
+        closing = (
+            title.startswith("Practise") or KNOT in title or rehearsal.is_exercise_heading(part[0])
+        )
+        if not keep and not closing:
             saved = rehearsal.estimate_cells(part, ran).total
             lines.append(f"- drop *{title}* ({lesson.name}): saves {rehearsal.minutes(saved)}")
-    if exercise_minutes:
+    if exercise_seconds:
         lines.append(
-            f"- move the in-class exercise task to homework: saves {int(exercise_minutes)}:00"
+            "- move the in-class exercise task to homework: saves "
+            f"{rehearsal.minutes(exercise_seconds)}"
         )
     return lines
 
 
-def box_page(segment, rows, total, runs, folder: Path) -> str:
+def box_page(segment, rows, total, runs, folder: Path, mistakes: dict | None = None) -> str:
+    """One box of the morning: the minute marks, then per lesson its slides, checkpoint, cut list and cells."""
     box = rehearsal.box_minutes(segment.span) * 60
+    verdict = "fits" if rehearsal.slack_ok(box, total.total) else "does NOT fit"
     lines = [
         f"# Runbook · {segment.span}",
         "",
-        f"Estimate {rehearsal.minutes(total.total)} of a {rehearsal.minutes(box)} box "
-        f"({'fits' if total.total <= box else 'OVER THE BOX'}); the clock's formula is on the [index](index.md).",
+        f"Estimate {rehearsal.minutes(total.total)} of a {rehearsal.minutes(box)} box, slack "
+        f"{rehearsal.minutes(box - total.total)} ({verdict}); the clock's paces are on the "
+        "[index](index.md).",
         "",
         "## Minute by minute",
         "",
         "| clock | lesson | part | minutes |",
         "| --- | --- | --- | --- |",
     ]
-    elapsed = 0.0
-    for lesson, e in rows:
-        ran = rehearsal.ran_cells(lesson, runs)
-        exercise = e.exercises
-        for title, part in sections_of(lesson.core_part(segment.part)):
-            seconds = rehearsal.estimate_cells(part, ran).total
-            if (
-                exercise and "exercise" in title.lower()
-            ):  # the exercise's minutes belong to its section
-                seconds, exercise = seconds + exercise, 0
+    slots = rehearsal.timeline(segment, rows, runs)
+    end = 0.0
+    for lesson, _ in rows:
+        cells = lesson.core_part(segment.part)
+        times = lesson_times(slots, lesson, segment)
+        index_of = {id(c): i for i, c in enumerate(cells)}
+        for title, part in sections_of(cells):
+            first = times[index_of[id(part[0])]]
+            seconds = sum(times[index_of[id(c)]].seconds for c in part)
             lines.append(
-                f"| {clock(segment.start, elapsed)} | {lesson.name} | {title} | {rehearsal.minutes(seconds)} |"
+                f"| {rehearsal.clock(segment.start, first.start)} | {lesson.name} | {title} | "
+                f"{rehearsal.minutes(seconds)} |"
             )
-            elapsed += seconds
-        if exercise:
+            task = times.get("exercise")
+            if task is not None and rehearsal.is_exercise_heading(part[0]):
+                lines.append(
+                    f"| {rehearsal.clock(segment.start, task.start)} | {lesson.name} | the exercise "
+                    f"task, in class | {rehearsal.minutes(task.seconds)} |"
+                )
+        task = times.get("exercise")
+        if task is not None and not any(rehearsal.is_exercise_heading(c) for c in cells):
             lines.append(
-                f"| {clock(segment.start, elapsed)} | {lesson.name} | the in-class exercise task | "
-                f"{rehearsal.minutes(exercise)} |"
+                f"| {rehearsal.clock(segment.start, task.start)} | {lesson.name} | the exercise task, "
+                f"in class | {rehearsal.minutes(task.seconds)} |"
             )
-            elapsed += exercise
-    lines += [f"| {clock(segment.start, elapsed)} | | end of the box | |", ""]
+    end = max((s.start + s.seconds for s in slots), default=0.0)
+    lines += [
+        f"| {rehearsal.clock(segment.start, end)} | | end of the plan; the rest is slack | |",
+        "",
+    ]
     for lesson, e in rows:
         ran = rehearsal.ran_cells(lesson, runs)
         cells = lesson.core_part(segment.part)
-        slides = [r for r in slide_map(lesson) if segment.part != "knot" or r[2].startswith("8:55")]
+        slides = [r for r in slide_map(lesson) if segment.part != "knot" or r[2].startswith(KNOT)]
         lines += [
             f"## {lesson.name}",
             "",
@@ -269,23 +322,52 @@ def box_page(segment, rows, total, runs, folder: Path) -> str:
         ] or ["| | no deck | |"]
         lines += [""] + checkpoint_part(lesson, ran)
         lines += ["#### If the class runs late", ""] + (
-            drops(lesson, cells, ran, e.exercises / 60)
+            drops(lesson, cells, ran, e.exercises)
             or ["- nothing to drop here: every part carries the build or the checkpoint"]
         )
+        if segment.part != "knot":
+            lines += ["", *mistakes_part(lesson, (mistakes or {}).get(lesson.name, []), folder)]
         lines += ["", "#### Cell by cell", "", ANY_CELL, ""]
-        body, _ = walkthrough(lesson, cells, ran, folder, segment.start, 0.0)
-        lines += body
+        lines += walkthrough(lesson, cells, ran, folder, lesson_times(slots, lesson, segment))
     return "\n".join(lines)
 
 
-def index_page(pages: list[Path]) -> str:
-    text, fits = rehearsal.report(executed())
+def lesson_times(slots: list, lesson: Lesson, segment) -> dict:
+    """{cell index: slot, "exercise": the exercise's slot, "box": the box's start} for one lesson."""
+    times: dict = {"box": segment.start}
+    for slot in slots:
+        if slot.lesson is lesson:
+            times["exercise" if slot.index is None else slot.index] = slot
+    return times
+
+
+ROOM = """\
+## Setting up the room
+
+- **One server or two.** With one machine (the projector's), students watch and dictate, and do the
+  in-class exercise tasks on their own laptops after `make lab`, or on the class hub (`class/README.md`).
+  With two (the projector's laptop and a class hub for the students), open the same lessons on both;
+  the projector's copy is where the room's pieces are typed. Check both with `make test` the day before.
+- **Students typing along, or not.** The clock above assumes the instructor types each build cell while
+  the room dictates, and students type only in the in-class exercise tasks. If they type the build cells
+  too, they wait for the slowest: count about a minute more per build, and take it from the cut list.
+- **The class's agent file.** Each build cell keeps its piece in `my_agent.py` beside the lessons (or the
+  file `$CONTEXT_DESK_AGENT` names); the later lessons run on it. Start the morning with none (delete it),
+  so no piece from a rehearsal carries into the class. A piece kept wrong shows in every later lesson:
+  fix it in its build cell and run that cell again.
+- **Before each box** run the lesson's setup cell; after it every `##` section runs on its own.
+"""
+
+
+def index_page(pages: list[Path], runs: dict) -> str:
+    text, fits = rehearsal.report(runs)
     return "\n".join(
         [
             "# Runbook · the 7:00–9:00 morning",
             "",
             *[f"- [{p.stem}]({p.name})" for p in pages],
             "",
+            ROOM,
             "## The clock",
             "",
             "```text",
@@ -294,7 +376,7 @@ def index_page(pages: list[Path]) -> str:
             "",
             "How it is counted (`tools/rehearsal.py`):",
             "",
-            rehearsal.__doc__.split("The formula,", 1)[1].split("\n", 1)[1].strip(),
+            rehearsal.__doc__.split("python -m tools.rehearsal", 1)[1].split("\n", 1)[1].strip(),
             "",
         ]
     )
@@ -304,6 +386,10 @@ def build_runbook() -> list[Path]:
     folder = BUILD / "runbook"
     folder.mkdir(parents=True, exist_ok=True)
     runs = executed()
+    found = {
+        path.stem: [(m, with_piece(path, m.source)) for m in mistakes_for(entry.piece)]
+        for entry, path in ((read(p).entry, p) for p in LESSONS)
+    }
     written = []
     for segment, rows, total in rehearsal.segments(runs):
         hours, minutes = segment.start.split(":")
@@ -312,12 +398,11 @@ def build_runbook() -> list[Path]:
             folder
             / f"{int(hours):02d}{minutes}_{lessons}{'_knot' if segment.part == 'knot' else ''}.md"
         )
-        target.write_text(
-            no_wrap_code(box_page(segment, rows, total, runs, folder)), encoding="utf-8"
-        )
+        page = box_page(segment, rows, total, runs, folder, found)
+        target.write_text(no_wrap_code(page), encoding="utf-8")
         written.append(target)
     index = folder / "index.md"
-    index.write_text(index_page(written), encoding="utf-8")
+    index.write_text(index_page(written, runs), encoding="utf-8")
     return written + [index] + build_instructor_copies()
 
 

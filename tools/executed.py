@@ -1,11 +1,17 @@
 """The lessons as they last ran: executed headless, offline, and kept in ``build/executed/``.
 
-The rehearsal clock reads each cell's output to time its reading, and the runbook shows the expected
-output of each cell, so both need a run. A run is kept with a fingerprint of everything that can change
-an output (the notebook, the harness, the stage, the workspaces); a later call reuses it while the
-fingerprint holds, and runs the lesson again when anything changed.
+The rehearsal clock reads each cell's output and run time to time it, and the runbook shows the
+expected output of each cell, so both need a run. A run is kept with a fingerprint of everything that
+can change an output (the notebook, the harness, the stage, the workspaces); a later call reuses it while
+the fingerprint holds, and runs the lesson again when anything changed. The lessons run one at a time,
+so each cell's recorded run time is what one machine takes, not what five lessons sharing it take.
 
-    python -m tools.executed            # run the five lessons (about half a minute, offline)
+``with_piece(path, source)`` runs a lesson's setup, its build cell holding ``source`` and its verdict
+cells: what a room's own piece (a wrong one, for the runbook) prints and draws. Every run here uses an
+empty agent file of its own (``stage.pieces.AGENT_FILE_VARIABLE``), so the pieces the instructor keeps in
+``notebooks/my_agent.py`` never change what the runbook shows.
+
+    python -m tools.executed            # run the lessons (about a minute, offline)
 
 Left out: running with a key (the class's clock is the offline one; Claude's outputs would differ run to run).
 """
@@ -17,12 +23,14 @@ import hashlib
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
-from tools.lessons import LESSONS, ROOT
+from stage.pieces import AGENT_FILE_VARIABLE
+from tools.lessons import LESSONS, ROOT, tags
 
 FOLDER = ROOT / "build" / "executed"
 INPUTS = ("harness", "stage", "workspaces")
@@ -38,25 +46,29 @@ def fingerprint(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _clean_env() -> dict:
-    """A student's environment without a key: the offline model, whatever the shell has set."""
+def _clean_env(agent_file: Path) -> dict:
+    """A student's environment without a key (the offline model, whatever the shell has set), with an
+    agent file of its own."""
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith("ANTHROPIC_") and k != "CONTEXT_DESK_MODEL"
     }
     env["PYTHONWARNINGS"] = "ignore"
+    env[AGENT_FILE_VARIABLE] = str(agent_file)
     return env
 
 
-async def _run(path: Path, notebook) -> None:
-    client = NotebookClient(
-        notebook,
-        timeout=120,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    await client.async_execute(env=_clean_env())
+def _run(path: Path, notebook) -> None:
+    """Run a notebook in a fresh kernel, in the lesson's folder, with an empty agent file."""
+    with tempfile.TemporaryDirectory() as folder:
+        client = NotebookClient(
+            notebook,
+            timeout=180,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        asyncio.run(client.async_execute(env=_clean_env(Path(folder) / "my_agent.py")))
 
 
 def executed(
@@ -73,19 +85,40 @@ def executed(
         else:
             stale.append(path)
 
-    async def run_all(books):
-        return await asyncio.gather(*(_run(p, b) for p, b in books.items()), return_exceptions=True)
-
-    books = {p: nbformat.read(p, as_version=4) for p in stale}
-    for (path, book), error in zip(
-        books.items(), asyncio.run(run_all(books)) if books else [], strict=True
-    ):
-        if isinstance(error, BaseException):
+    for path in stale:
+        book = nbformat.read(path, as_version=4)
+        try:
+            _run(path, book)
+        except Exception as error:
             raise RuntimeError(f"{path.name} did not run to its end: {error}") from error
         nbformat.write(book, FOLDER / path.name)
         (FOLDER / f"{path.stem}.fingerprint").write_text(fingerprint(path))
         found[path.stem] = book
     return found
+
+
+def with_piece(path: Path, source: str | None) -> list:
+    """The verdict cells of a lesson, run after its setup and its build cell holding ``source``.
+
+    ``source`` None leaves the build cell out (a skipped build). Kept in ``build/executed/pieces/``
+    under the lesson's fingerprint and the piece's hash, so the runbook reruns only what changed.
+    Example: with_piece(notebooks/02_....ipynb, wrong_window) -> [the verdict cells, with outputs]
+    """
+    digest = hashlib.sha256((fingerprint(path) + repr(source)).encode()).hexdigest()[:16]
+    kept = FOLDER / "pieces" / f"{path.stem}-{digest}.ipynb"
+    if kept.exists():
+        return [c for c in nbformat.read(kept, as_version=4).cells if "verdict" in tags(c)]
+    cells = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if "setup" in tags(cell) or "verdict" in tags(cell):
+            cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags(cell)}))
+        elif "build" in tags(cell) and source is not None:
+            cells.append(nbformat.v4.new_code_cell(source, metadata={"tags": ["build"]}))
+    book = nbformat.v4.new_notebook(cells=cells)
+    _run(path, book)  # a wrong piece stops its own run cleanly; an error here is the lesson's
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(book, kept)
+    return [c for c in book.cells if "verdict" in tags(c)]
 
 
 def text_of_outputs(cell) -> str:

@@ -1,5 +1,8 @@
 """Read a lesson notebook the way the class uses it: its setup cell, its `##` sections, its tagged cells.
 
+Which lessons exist, in which box of the morning, with which piece, exercise and deck, is one table:
+``notebooks/lessons.toml``, read by ``stage.registry``. Everything here that lists lessons reads it.
+
 The lessons mark their cells with metadata tags (View -> Property Inspector in JupyterLab):
 
 * ``setup``       -- the one cell that imports everything and builds the shared objects; it runs first
@@ -7,7 +10,7 @@ The lessons mark their cells with metadata tags (View -> Property Inspector in J
 * ``checkpoint``  -- the checkpoint question, asked before the run that answers it
 * ``reveal``      -- the first cell whose output (or text) answers the checkpoint
 * ``answer``      -- the hidden model answer, after the reveal
-* ``live-code``   -- the skeleton the instructor types into; ``live-code-finished`` is the finished version
+* ``typed``       -- a cell the instructor types from what the room dictates
 * ``build``       -- the build cell: the class writes this lesson's piece of the agent (goal, interface, hint)
 * ``piece``       -- the markdown cell after it that hides one finished version in a ``<details>`` reveal
 * ``verdict``     -- a cell whose printed lines say what the run of the class's piece did
@@ -25,12 +28,13 @@ from pathlib import Path
 
 import nbformat
 
+from stage.registry import Entry, registry
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SLIDES = ROOT / "slides"
-LESSONS = sorted(p for p in NOTEBOOKS.glob("0[1-5]_*.ipynb"))
 
-KNOT = "Tie the knot"  # the title of 05's last core section: the 8:55–9:00 box
+KNOT = "Tie the knot"  # the title of the section a lesson with a `knot` ends on: a box of its own
 
 
 @dataclass(frozen=True)
@@ -49,14 +53,35 @@ class Segment:
         return re.split(r"[–-]", self.span)[0]
 
 
-# The class clock (seed 001): 01 and 02 share the first twenty minutes; 05 ends with the five-minute knot.
-SEGMENTS = [
-    Segment("7:00–7:20", ("01_", "02_")),
-    Segment("7:20–7:50", ("03_",)),
-    Segment("7:50–8:30", ("04_",)),
-    Segment("8:30–8:55", ("05_",), "before-knot"),
-    Segment("8:55–9:00", ("05_",), "knot"),
-]
+def segments_of(entries: list[Entry]) -> list[Segment]:
+    """The boxes of the morning from the table: lessons that share a box share a segment; a knot is its own.
+
+    Example: 01 and 02 in 7:00–7:20, 05 in 8:30–8:55 with knot 8:55–9:00
+    -> [7:00–7:20 (01_, 02_), ..., 8:30–8:55 (05_, before-knot), 8:55–9:00 (05_, knot)]
+    """
+    found: list[Segment] = []
+    for entry in entries:
+        prefix = f"{entry.number}_"
+        if entry.knot:
+            found += [
+                Segment(entry.box, (prefix,), "before-knot"),
+                Segment(entry.knot, (prefix,), "knot"),
+            ]
+        elif found and found[-1].span == entry.box and found[-1].part == "all":
+            found[-1] = Segment(entry.box, found[-1].prefixes + (prefix,))
+        else:
+            found.append(Segment(entry.box, (prefix,)))
+    return found
+
+
+ENTRIES = registry()
+LESSONS = [entry.path for entry in ENTRIES]
+SEGMENTS = segments_of(ENTRIES)
+
+
+def entry_of(lesson_name: str) -> Entry:
+    """The registry row of a lesson, by its notebook's name. Example: "03_three_zone_compaction" -> Entry(...)"""
+    return next(e for e in ENTRIES if e.name == lesson_name)
 
 
 def tags(cell) -> list[str]:
@@ -95,6 +120,11 @@ class Lesson:
     @property
     def name(self) -> str:
         return self.path.stem
+
+    @property
+    def entry(self) -> Entry:
+        """This lesson's row of the registry."""
+        return entry_of(self.name)
 
     @property
     def setup(self):
@@ -165,8 +195,7 @@ def plain(text: str) -> str:
 
 def deck_question(lesson: Lesson) -> str:
     """The checkpoint question on the lesson's slide deck (the slide headed ## Checkpoint)."""
-    deck = SLIDES / lesson.path.name
-    for cell in nbformat.read(deck, as_version=4).cells:
+    for cell in nbformat.read(lesson.entry.deck_path, as_version=4).cells:
         if cell.cell_type == "markdown" and re.match(r"\s*## Checkpoint", cell.source):
             body = cell.source.split("\n", 1)[1].strip()
             return plain(body.split("\n\n")[0])

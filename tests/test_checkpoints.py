@@ -83,3 +83,26 @@ def test_the_exercise_asks_the_same_question(path):
         assert len(asked) == 1, f"{exercise.name}: {len(asked)} checkpoint cells"
         opening = " ".join(asked[0].removeprefix("**Checkpoint.**").split())
         assert opening.startswith(lesson.checkpoint_question), (exercise.name, opening[:120])
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_the_deck_shows_what_comes_before_its_checkpoint_before_asking_it(path):
+    """A slide of a lesson section that comes before the checkpoint's section is shown before the
+    checkpoint, never after it: what the question needs (03's card, 03's zones) is on screen first."""
+    import nbformat
+
+    lesson = read(path)
+    titles = [s.title for s in lesson.sections]
+    deck = nbformat.read(lesson.entry.deck_path, as_version=4)
+    found, asked = [], None
+    for cell in deck.cells:
+        if cell.metadata.get("slideshow", {}).get("slide_type") not in ("slide", "subslide"):
+            continue
+        section = cell.metadata.get("lesson_section", "")
+        index = next((i for i, t in enumerate(titles) if section and t.startswith(section)), None)
+        if cell.source.startswith("## Checkpoint"):
+            asked = index
+        elif asked is not None and index is not None and index < asked:
+            found.append(cell.source.splitlines()[0])
+    assert asked is not None, f"{path.name}: no checkpoint slide"
+    assert not found, f"{path.name}: shown only after the checkpoint: {found}"

@@ -2,17 +2,45 @@
 
 ``setup_check()`` prints one line per check and never raises, so the first cell of a notebook
 always runs, even on a half-installed machine; it says what to do about anything missing.
+``say()`` prints what a lesson computed, wrapped at the projector's width (``WIDTH`` columns).
 Left out: fixing anything. It only tells.
 """
 
 from __future__ import annotations
 
 import os
+import textwrap
 from importlib import metadata
 
 from stage.switch import describe_model, pick_model
 
 PACKAGES = ["anthropic", "tiktoken", "ipywidgets", "matplotlib", "jupyterlab"]
+WIDTH = 80  # the projector's width: no line a lesson prints is longer
+
+
+def wrapped(text: str, width: int = WIDTH, indent: str = "  ") -> str:
+    """``text`` with every line longer than ``width`` broken at spaces; the rest of a broken line is
+    indented. Existing line breaks stay. Example: wrapped("a " * 50, 20) -> lines of at most 20 chars
+    """
+    lines = []
+    for line in text.splitlines() or [""]:
+        lead = line[: len(line) - len(line.lstrip())]
+        lines += textwrap.wrap(
+            line,
+            width,
+            subsequent_indent=lead + indent,
+            break_long_words=True,
+            break_on_hyphens=False,
+        ) or [line]
+    return "\n".join(lines)
+
+
+def say(*parts, width: int = WIDTH) -> None:
+    """Print ``parts`` joined by spaces, as ``print`` does, wrapped at ``width`` columns.
+
+    Example: say("your window:", "The rule was on the desk from lap 1; it left at lap 9 ...")
+    """
+    print(wrapped(" ".join(str(part) for part in parts), width))
 
 
 def setup_check(verbose: bool = True) -> dict:
@@ -56,4 +84,4 @@ def setup_check(verbose: bool = True) -> dict:
 
 def _say(verbose: bool, ok: bool, text: str) -> None:
     if verbose:
-        print(("ok   " if ok else "FIX  ") + text)
+        print(wrapped(("ok   " if ok else "FIX  ") + text, indent="     "))

@@ -1,19 +1,19 @@
 """The class grows the agent: each lesson's pictures and verdicts come from the piece its build cell holds.
 
-For lessons 02–05 the test runs the setup cell, the build cell and every cell tagged ``verdict`` three
-ways: with the finished piece from the lesson's own reveal, with a deliberately wrong piece, and with the
-build cell skipped. The wrong piece must change what the verdict cells print or draw; the skipped build
-must still run, and say in one line that it used the harness's own piece. Then, in-process, each piece's
-mistake stops a run cleanly (``piece_failed``) instead of raising.
+For each lesson the test runs the setup cell, the build cell and every cell tagged ``verdict``
+(``tools.executed.with_piece``): with the finished piece from the lesson's own reveal, with each of the
+common wrong pieces the runbook shows (``tools.mistakes``), and with the build cell skipped. A wrong
+piece must change what the verdict cells print or draw; the skipped build must still run, and say in one
+line that it used the harness's own piece. In-process: each piece's mistake stops a run cleanly
+(``piece_failed``) instead of raising, and what a build cell keeps in the agent file is what a later
+lesson uses.
 """
 
-import functools
 import hashlib
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from harness.compaction import ThreeZoneCompaction
 from harness.context import SlidingWindow
@@ -23,54 +23,23 @@ from stage.offline import DeskModel
 from harness.prompts import SYSTEM_PROMPT
 from stage.pieces import PIECES, agent_file, class_piece, keep, kept_sources
 from stage.tasks import file_reading_task
+from stage.registry import registry
 from tools.build_views import finished_piece
+from tools.executed import with_piece
 from tools.lessons import LESSONS, tags
+from tools.mistakes import mistakes_for
 
 ROOT = Path(__file__).resolve().parent.parent
-
-WRONG = {  # lesson -> a piece with the right interface and a plausible mistake
-    "02": '''def keep_newest(history, room, count):
-    """Wrong: keeps the OLDEST messages that fit."""
-    kept = []
-    for message in history:
-        if sum(count(m) for m in kept) + count(message) > room:
-            break
-        kept.append(message)
-    return kept''',
-    "03": '''def three_zones(history, tail_turns):
-    """Wrong: puts everything after the request in the tail, so nothing is ever summarized."""
-    return history[:1], [], history[1:]''',
-    "04": '''def fold(summary, events, write):
-    """Wrong: appends the events to the minutes instead of folding them."""
-    return (summary + "\\n" + render(events)).strip()''',
-    "05": '''def load_claude_md(path):
-    """Wrong: never reads the file."""
-    return SYSTEM_PROMPT''',
-}
 
 
 def lesson(number: str) -> Path:
     return next(p for p in LESSONS if p.name.startswith(number))
 
 
-@functools.lru_cache(maxsize=None)
-def run_variant(path: Path, build_source: str | None) -> list[dict]:
-    """Setup, the build cell (or none), and the verdict cells, run headless; the verdict cells' outputs."""
+def finished(path: Path) -> str:
     book = nbformat.read(path, as_version=4)
-    cells = []
-    for index, cell in enumerate(book.cells):
-        if "setup" in tags(cell) or "verdict" in tags(cell):
-            cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags(cell)}))
-        elif "build" in tags(cell) and build_source is not None:
-            cells.append(nbformat.v4.new_code_cell(build_source, metadata={"tags": ["build"]}))
-    notebook = nbformat.v4.new_notebook(cells=cells)
-    NotebookClient(
-        notebook,
-        timeout=180,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
-    return [c for c in notebook.cells if "verdict" in tags(c)]
+    index = next(i for i, c in enumerate(book.cells) if "build" in tags(c))
+    return finished_piece(book.cells, index)
 
 
 def seen(cells: list) -> tuple[list[str], list[str]]:
@@ -78,39 +47,18 @@ def seen(cells: list) -> tuple[list[str], list[str]]:
     text, pictures = [], []
     for cell in cells:
         for output in cell.outputs:
+            assert output.output_type != "error", f"{output.get('ename')}: {output.get('evalue')}"
             if output.output_type == "stream":
                 text += [
                     line
                     for line in output.text.splitlines()
-                    if "`" not in line
-                    or "the runs below" not in line
-                    and "every run below" not in line
+                    if not line.startswith(("Using your `", "No `", "Your `"))
                 ]
             elif "image/png" in output.get("data", {}):
                 pictures.append(
                     hashlib.sha256(output["data"]["image/png"].encode()).hexdigest()[:12]
                 )
-            assert output.output_type != "error", f"{output.get('ename')}: {output.get('evalue')}"
     return text, pictures
-
-
-@pytest.mark.integration  # runs each lesson's verdict cells three ways in kernels
-@pytest.mark.parametrize("number", ["02", "03", "04", "05"])
-def test_a_wrong_piece_changes_the_lessons_verdict_and_a_skipped_build_still_runs(number):
-    path = lesson(number)
-    book = nbformat.read(path, as_version=4)
-    index = next(i for i, c in enumerate(book.cells) if "build" in tags(c))
-    right = run_variant(path, finished_piece(book.cells, index))
-    wrong = run_variant(path, WRONG[number])
-    skipped = run_variant(path, None)
-    said = "\n".join(o.text for c in right for o in c.outputs if o.output_type == "stream")
-    assert "Using your `" in said, "the finished piece was not the one used"
-    assert seen(right) != seen(wrong), (
-        f"lesson {number}: a wrong piece printed and drew the same as the right one"
-    )
-    fallback = "\n".join(o.text for c in skipped for o in c.outputs if o.output_type == "stream")
-    assert "was not run: the runs below use the harness's own" in fallback
-    assert seen(skipped)[0], "the skipped lesson printed no verdict"
 
 
 def printed(cells: list) -> list[str]:
@@ -123,28 +71,55 @@ def printed(cells: list) -> list[str]:
     ]
 
 
+MISTAKES = [
+    (entry.number, mistake) for entry in registry() for mistake in mistakes_for(entry.piece)
+]
+
+
+@pytest.mark.integration  # runs each lesson's verdict cells with each wrong piece, in kernels
+@pytest.mark.parametrize("number, mistake", MISTAKES, ids=[f"{n}-{m.label}" for n, m in MISTAKES])
+def test_each_common_wrong_piece_changes_what_its_lesson_prints_or_draws(number, mistake):
+    path = lesson(number)
+    right = with_piece(path, finished(path))
+    wrong = with_piece(path, mistake.source)
+    assert "Using your `" in "\n".join(printed(right)), "the finished piece was not the one used"
+    assert seen(right) != seen(wrong), (
+        f"lesson {number}: {mistake.label!r} printed and drew the same as the right piece"
+    )
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("number", [e.number for e in registry()])
+def test_a_skipped_build_still_runs_and_says_it_used_the_harness_piece(number):
+    skipped = with_piece(lesson(number), None)
+    said = "\n".join(printed(skipped))
+    assert "the harness's own is used" in said
+    assert seen(skipped)[0], "the skipped lesson printed no verdict"
+
+
+def said(cell) -> str:
+    """Everything one cell printed, as one line: the lesson's wrapping undone."""
+    return " ".join(" ".join(printed([cell])).split())
+
+
 @pytest.mark.integration
 def test_lesson_03_shows_the_tail_and_the_decision_the_way_its_prose_says():
     """With the finished split, 03's checkpoint shows no tail redoing reads and a tail of two redoing none,
     and its decision cell shows the template keeping the user's choice and "briefly" running the other fix.
     A split that ignores tail_turns (no tail ever) makes the tail-of-two line redo reads as well."""
     path = lesson("03")
-    book = nbformat.read(path, as_version=4)
-    index = next(i for i, c in enumerate(book.cells) if "build" in tags(c))
-    lines = printed(run_variant(path, finished_piece(book.cells, index)))
-    tail = {int(line.split()[2].rstrip(":")): line for line in lines if line.startswith("tail of ")}
-    assert set(tail) == {0, 2}, lines
-    assert "It answered" in tail[2] and "files read twice: none" in tail[2], tail[2]
-    assert "It answered" in tail[0] and "files read twice: none" not in tail[0], tail[0]
-    assert any("template: It ran the fix the user chose" in line for line in lines), lines
-    assert any(
-        "summarize briefly: It ran the fix the user had ruled out" in line for line in lines
-    ), lines
-    no_tail = '''def three_zones(history, tail_turns):
-    """Wrong: ignores tail_turns, so the newest turns are always summarized."""
-    return history[:1], history[1:], []'''
-    ignored = [line for line in printed(run_variant(path, no_tail)) if line.startswith("tail of 2")]
-    assert ignored and "files read twice: none" not in ignored[0], ignored
+    text = [said(c) for c in with_piece(path, finished(path))]
+    tails = next(t for t in text if "tail of 2:" in t)
+    two, zero = tails.split("tail of 2:")[1].split("tail of 0:")
+    assert "It answered" in two and "files read twice: none" in two, two
+    assert "It answered" in zero and "files read twice: none" not in zero, zero
+    decision = next(t for t in text if "lap 2, the user" in t)
+    assert "template: It ran the fix the user chose" in decision, decision
+    assert "summarize briefly: It ran the fix the user had ruled out" in decision, decision
+    no_tail = next(m for m in mistakes_for("three_zones") if "no tail" in m.label)
+    ignored = next(t for t in map(said, with_piece(path, no_tail.source)) if "tail of 2:" in t)
+    two = ignored.split("tail of 2:")[1].split("tail of 0:")[0]
+    assert "files read twice: none" not in two, two
 
 
 # ---- in-process: a piece's own mistake is a clean stop -------------------------------------------------

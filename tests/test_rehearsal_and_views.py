@@ -12,7 +12,8 @@ import nbformat
 import pytest
 
 from tools import build_views, rehearsal
-from tools.lessons import LESSONS, SEGMENTS, SLIDES, read, tags
+from tools.lessons import LESSONS, SEGMENTS, read, tags
+from tools.mistakes import mistakes_for
 
 ROOT = Path(__file__).resolve().parent.parent
 md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
@@ -118,7 +119,7 @@ def test_the_boxes_are_seed_001s_plan():
 def test_every_slide_maps_to_a_section_of_its_lesson(path):
     lesson = read(path)
     titles = [s.title for s in lesson.sections]
-    deck = nbformat.read(SLIDES / path.name, as_version=4)
+    deck = nbformat.read(lesson.entry.deck_path, as_version=4)
     slides = [
         c
         for c in deck.cells
@@ -135,7 +136,9 @@ def test_every_slide_maps_to_a_section_of_its_lesson(path):
 
 
 @pytest.mark.integration  # executes the five lessons (tools.executed)
-def test_the_command_prints_every_box_within_its_time_and_two_hours_in_all():
+def test_the_command_prints_its_paces_and_every_box_fitting_with_its_slack():
+    """`make rehearsal`: typing at 35 characters a minute at most, every box of seed 001's plan with two
+    to five minutes of slack, the morning at most two hours; the command fails otherwise."""
     done = subprocess.run(
         [sys.executable, "-m", "tools.rehearsal"],
         cwd=ROOT,
@@ -144,17 +147,35 @@ def test_the_command_prints_every_box_within_its_time_and_two_hours_in_all():
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "live typing 35 chars/min" in done.stdout and "130 words/min" in done.stdout
     for segment in SEGMENTS:
         line = next(
             x
             for x in done.stdout.splitlines()
             if x.startswith(f"{segment.start} ") and "box total" in x
         )
-        assert line.endswith("fits"), line
-    assert "words/min" in done.stdout and "of 120:00 (fits)" in done.stdout
+        assert line.endswith(": fits"), line
+        slack = line.split("slack ")[1].split(":")[:2]
+        minutes = int(slack[0]) + int(slack[1]) / 60
+        assert minutes >= rehearsal.MIN_SLACK, line
+        assert minutes <= rehearsal.MAX_SLACK or segment.part == "knot", line
+    assert "of 120:00 (fits)" in done.stdout
+    assert "in class:" in done.stdout and "homework:" in done.stdout
 
 
-@pytest.mark.integration  # executes the five lessons (tools.executed)
+def minute_rows(page: str) -> list[tuple[str, str, str]]:
+    """(clock, lesson, part) of each row of a page's minute-by-minute table."""
+    table = page.split("## Minute by minute", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ")]
+    return [(r[0].strip("| "), r[1], r[2]) for r in rows[2:]]
+
+
+def as_minutes(clock: str) -> int:
+    hours, minutes = map(int, clock.split(":"))
+    return hours * 60 + minutes
+
+
+@pytest.mark.integration  # executes the five lessons and the wrong pieces (tools.executed)
 def test_the_runbook_teaches_from_the_last_run(tmp_path, monkeypatch):
     monkeypatch.setattr(build_views, "BUILD", tmp_path)
     pages = build_views.build_runbook()
@@ -169,6 +190,15 @@ def test_the_runbook_teaches_from_the_last_run(tmp_path, monkeypatch):
             "When any cell fails",
         ):
             assert part in page, f"{name}: no {part!r}"
+        rows = minute_rows(page)
+        times = [as_minutes(clock) for clock, _, _ in rows]
+        assert times == sorted(times), f"{name}: the clock goes back: {rows}"
+        for clock, _, part in rows:
+            if "exercise task" in part:  # the task starts when the class gets to it
+                assert as_minutes(clock) > times[0], (name, clock)
+    first = text["0700_01-02.md"]
+    start_02 = next(clock for clock, lesson, _ in minute_rows(first) if lesson.startswith("02"))
+    assert as_minutes(start_02) > as_minutes("7:05"), "02's cells start where 01's end"
     for path in LESSONS:
         lesson = read(path)
         page = next(p for n, p in text.items() if lesson.name[:2] in n.split("_")[1])
@@ -178,8 +208,19 @@ def test_the_runbook_teaches_from_the_last_run(tmp_path, monkeypatch):
             f"{lesson.name}: no expected output or picture"
         )
         assert "the build: the room writes it" in page
+        own = page.split(f"## {lesson.name}", 1)[1]
+        cuts = own.split("#### If the class runs late", 1)[1].split("####", 1)[0]
+        for section in lesson.sections:
+            guarded = any(t in tags(c) for c in section.cells for t in build_views.PROTECTED)
+            if guarded:
+                assert f"*{section.title}*" not in cuts, (lesson.name, section.title)
+        wrong = mistakes_for(lesson.entry.piece)
+        assert len(wrong) >= 2 and "#### When the room's piece is wrong" in own, lesson.name
+        for mistake in wrong:
+            assert mistake.label in own and mistake.say in own, (lesson.name, mistake.label)
     index = (tmp_path / "runbook" / "index.md").read_text(encoding="utf-8")
     assert "words/min" in index and "live typing" in index
+    assert "## Setting up the room" in index and "typing along" in index
     copies = [p for p in pages if p.parent.name == "instructor"]
     assert len(copies) == len(LESSONS)
     for copy in copies:

@@ -14,6 +14,7 @@ The lessons mark their cells with metadata tags (View -> Property Inspector in J
 * ``build``       -- the build cell: the class writes this lesson's piece of the agent (goal, interface, hint)
 * ``piece``       -- the markdown cell after it that hides one finished version in a ``<details>`` reveal
 * ``verdict``     -- a cell whose printed lines say what the run of the class's piece did
+* ``answers``     -- a run the checkpoint's answer stands on, besides its reveal: never on the cut list
 
 A section is a markdown cell with a ``## `` heading and everything up to the next one. Sections whose
 heading starts with ``Deeper`` are optional: they come after the checkpoint and are left out when late.

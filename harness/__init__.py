@@ -4,12 +4,13 @@ Read them in this order:
 
 * ``messages``   -- the message array (the desk) and the tool-pair rule
 * ``tokens``     -- counting: chars/4, the cl100k tokenizer offline, a cached meter
-* ``tools``      -- the agent's tools, sandboxed to one workspace folder
 * ``model``      -- the one protocol every model speaks, and its two errors
-* ``loop``       -- the bare loop: assemble, call, append, run tools, repeat
-* ``laps``       -- what a run leaves: a record per lap, the run, the transcript file
+* ``tools``      -- the agent's tools, sandboxed to one workspace folder
+* ``laps``       -- what a run leaves: a record per lap, the run, and the words for what happened
+* ``transcript`` -- the raw history on disk, one JSON line per message
 * ``prompts``    -- the system prompt and the summary prompts
 * ``context``    -- what is sent each lap: full history, the sliding window
+* ``loop``       -- the bare loop (assemble, call, append, run tools, repeat) and ``run_agent``
 * ``compaction`` -- three zones: pinned head, summarized middle, verbatim tail
 * ``running_summary`` -- the living summary, folded every few turns
 * ``clearing``   -- old tool results swapped for pointers

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.laps import Did
 from harness.messages import pair_problems, safe_cuts, user
 from harness.model import ContextOverflow, ModelError
 
@@ -36,12 +37,15 @@ class Assembly:
 
     messages: list[dict]
     zones: list[str]  # "head", "summary", "middle", "tail", "notice" per message
-    kind: str = "none"  # none | drop | compact | fold | clear | stuck | summary_failed
+    kind: Did = Did.NONE  # what the strategy did: dropped, compacted, folded, cleared...
     event: str = ""  # the same, in words, for the lap record and the plot
     summary_calls: int = 0
     summary_input: int = 0
     summary_output: int = 0
     summary: str | None = None
+
+    def __post_init__(self):
+        self.kind = Did(self.kind)  # a plain string is accepted, and checked
 
 
 class CompactionFailed(Exception):
@@ -52,14 +56,14 @@ class PieceFailed(Exception):
     """A piece the class wrote raised, or gave back what no request can carry; the run stops cleanly."""
 
 
-def call_piece(piece, *args):
+def call_piece(piece, *args, **keywords):
     """Call a piece the class wrote. Its own mistakes become ``PieceFailed``; the model's errors pass on.
 
     Example: call_piece(lambda history: history[99], []) -> PieceFailed("<lambda> raised IndexError: ...")
     """
     try:
-        return piece(*args)
-    except (ContextOverflow, ModelError, PieceFailed):
+        return piece(*args, **keywords)
+    except (ContextOverflow, ModelError, PieceFailed, CompactionFailed):
         raise
     except Exception as problem:
         raise PieceFailed(
@@ -98,7 +102,7 @@ class Strategy:
 
     @classmethod
     def from_settings(cls, settings) -> Strategy:
-        """A fresh strategy from a ``harness.strategies.DeskSettings``; it takes what it uses."""
+        """A fresh strategy from a ``harness.strategies.StrategySettings``; it takes what it uses."""
         return cls()
 
 

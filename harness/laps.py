@@ -1,20 +1,52 @@
-"""What a run leaves behind: a ``Lap`` record per lap, the ``Run``, and the JSONL transcript.
+"""What a run leaves behind: a ``Lap`` record per lap, and the ``Run`` itself.
 
-The loop (``harness.loop``) only calls the bookkeeper; the bookkeeper keeps the lap records, adds up
-the bill and writes each message to the transcript file the moment it is appended, so killing the
-process mid-run loses nothing. Plots, tables, verdicts and checks read these records and nothing else.
+The loop (``harness.loop``) fills these in through ``Records``; the plots, tables, verdicts, checks and
+the bill read them and nothing else. Two small vocabularies name what can happen: ``Did`` (what a lap's context strategy
+did) and ``Stopped`` (why a run ended). They are strings too, so ``lap.kind == "compact"`` still reads
+naturally and a JSON file of results holds plain words.
+
 Left out: timestamps and per-tool timings.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
+from enum import StrEnum
 
-from harness.context import CompactionFailed, PieceFailed
-from harness.model import ContextOverflow, ModelError
+from harness.messages import text_of, tool_results, tool_uses, user
+from harness.tokens import Meter
 from harness.tools import Toolbox
+from harness.transcript import Transcript
+
+
+class Did(StrEnum):
+    """What happened to the desk on one lap (``Lap.kind``, ``Assembly.kind``)."""
+
+    NONE = "none"  # sent as it stood
+    DROP = "drop"  # the sliding window dropped the oldest messages
+    COMPACT = "compact"  # a summary replaced the middle
+    FOLD = "fold"  # the running summary took in the newest turns
+    CLEAR = "clear"  # old tool results became pointers
+    STUCK = "stuck"  # nothing left that could be summarized
+    SUMMARY_FAILED = "summary_failed"  # the summary call failed; the desk stayed as it was
+    OVERFLOW = "overflow"  # the request was refused: too long for the window
+    PIECE_FAILED = "piece_failed"  # a piece the class wrote broke
+
+    @property
+    def summarized(self) -> bool:
+        """True when a summary made room (the loop retries an overlong request only then)."""
+        return self in (Did.COMPACT, Did.FOLD)
+
+
+class Stopped(StrEnum):
+    """Why a run ended (``Run.stopped``)."""
+
+    ANSWERED = "answered"  # the model replied without a tool call
+    MAX_LAPS = "max_laps"  # it was still working when the laps ran out
+    OVERFLOW = "overflow"  # the request no longer fit the window
+    MODEL_ERROR = "model_error"  # the model could not answer (key, network, rate limit)
+    COMPACTION_FAILED = "compaction_failed"  # the summary call failed too many times in a row
+    PIECE_FAILED = "piece_failed"  # a piece the class wrote broke
 
 
 @dataclass
@@ -24,8 +56,8 @@ class Lap:
     number: int
     raw_tokens: int  # what the whole history would cost to send
     assembled_tokens: int  # what was actually sent
-    kind: str = "none"  # none | drop | compact | fold | clear | stuck | summary_failed | overflow | piece_failed
-    event: str = ""
+    kind: Did = Did.NONE  # what the context strategy did this lap
+    event: str = ""  # the same, in words, for the plot and the table
     model_calls: int = 1  # this lap's calls, summary calls included
     summary_calls: int = 0
     billed_input: int = 0  # this lap, summary calls included
@@ -33,25 +65,29 @@ class Lap:
     total_input: int = 0  # the bill so far
     total_output: int = 0
     actions: list[str] = field(default_factory=list)  # e.g. ["read_file app/auth.py"]
-    sent: list[dict] = field(default_factory=list, repr=False)
-    zones: list[str] = field(default_factory=list, repr=False)
+    sent: list[dict] = field(default_factory=list, repr=False)  # the desk: the messages sent
+    zones: list[str] = field(default_factory=list, repr=False)  # the zone of each message sent
     summary: str | None = field(default=None, repr=False)
     window: int = 0
-    usage: dict = field(
-        default_factory=dict, repr=False
-    )  # the provider's usage for this lap's request
+    usage: dict = field(default_factory=dict, repr=False)  # the provider's usage for the request
+
+    def __post_init__(self):
+        self.kind = Did(self.kind)  # a plain string is accepted, and checked
 
 
 @dataclass
 class Run:
     """Everything a finished run leaves behind."""
 
-    history: list[dict]
+    history: list[dict]  # the raw history: every message, never shortened
     laps: list[Lap]
     toolbox: Toolbox
-    stopped: str = "max_laps"  # answered | max_laps | overflow | model_error | compaction_failed | piece_failed
-    final: str = ""
-    problem: str = ""
+    stopped: Stopped = Stopped.MAX_LAPS
+    final: str = ""  # the model's last words, when it answered
+    problem: str = ""  # what stopped it, when something did
+
+    def __post_init__(self):
+        self.stopped = Stopped(self.stopped)
 
     @property
     def database_target(self) -> str | None:
@@ -64,146 +100,155 @@ class Run:
 
     @property
     def rereads(self) -> list[str]:
-        """Files read again after a first read, in order."""
+        """Files read again after a first read, in order. Example: reads a, b, a, c, b -> [a, b]"""
         seen, again = set(), []
         for path in self.toolbox.reads:
-            (again.append(path) if path in seen else seen.add(path))
+            if path in seen:
+                again.append(path)
+            seen.add(path)
         return again
 
 
-class Bookkeeper:
-    """Keeps the lap records, the running bill and the JSONL transcript, so the loop can stay short."""
+# ---- keeping the records while the loop runs ---------------------------------------------------------
 
-    def __init__(self, run, meter, system, tool_schemas, window, on_lap, transcript):
-        self.run, self.meter, self.system, self.tools = run, meter, system, tool_schemas
-        self.window, self.on_lap = window, on_lap
-        self.continuing = (
-            bool(transcript) and Path(transcript).exists() and Path(transcript).stat().st_size > 0
+
+class Records:
+    """The records of one run as it goes: the raw history taken in, one ``Lap`` per lap, the bill.
+
+    The loop's own ``history`` list is the run's raw history. Each time the loop calls back (to
+    assemble, to call the model, to run a tool), ``take_in`` looks at what was appended since the last
+    look: each new message is counted once (a running sum, O(1) a lap) and written to the transcript.
+    """
+
+    def __init__(
+        self,
+        run: Run,
+        *,
+        meter: Meter,
+        system: str,
+        tools: list[dict],
+        window: int,
+        remarks: dict[int, str],
+        on_lap,
+        transcript: Transcript | None,
+    ):
+        self.run, self.meter, self.system, self.tools, self.window = (
+            run,
+            meter,
+            system,
+            tools,
+            window,
         )
-        self.file = open(transcript, "a", encoding="utf-8") if transcript else None
-        self.raw = meter.total(
-            [], system=system, tools=tool_schemas
-        )  # kept as a running sum: O(1) a lap
+        self.remarks, self.on_lap, self.transcript = remarks, on_lap, transcript
+        self.raw = meter.total([], system=system, tools=tools)  # tokens of the whole raw history
+        self.seen = 0  # how many messages of the history have been taken in
+        self.lap: Lap | None = None  # the lap being filled in
 
-    def begin(self, messages: list[dict], replaying: bool):
-        """The history before lap 1. A resumed run does not write its old messages to the file twice."""
-        for message in messages:
-            self.append(message, lap=0, write=not (replaying and self.continuing))
+    def take_in(self, history: list[dict]) -> None:
+        """Count and save every message appended since the last look; a remark joins its lap's results."""
+        self.run.history = history
+        for i in range(self.seen, len(history)):
+            lap = self.lap.number if self.lap else 0
+            remark = self.remarks.get(lap)
+            if remark and tool_results(history[i]):  # said by the user beside lap n's results
+                history[i] = user(history[i]["content"] + [{"type": "text", "text": remark}])
+            self.raw += self.meter.count(history[i])
+            if self.transcript:
+                self.transcript.write(history[i], lap=lap)
+        self.seen = len(history)
 
-    def append(self, message: dict, lap: int, write: bool = True):
-        self.run.history.append(message)
-        self.raw += self.meter.count(message)
-        if (
-            self.file and write
-        ):  # written and flushed at once: killing the process mid-run loses nothing
-            self.file.write(json.dumps({"lap": lap, "message": message}) + "\n")
-            self.file.flush()
+    def open_lap(self) -> Lap:
+        """Close the lap before, and start the next one's record from the raw history as it stands."""
+        self.close_lap()
+        before = self.run.laps[-1] if self.run.laps else None
+        self.lap = Lap(
+            len(self.run.laps) + 1, self.raw, self.raw, model_calls=0, window=self.window
+        )
+        self.lap.total_input = before.total_input if before else 0
+        self.lap.total_output = before.total_output if before else 0
+        return self.lap
 
-    def lap(self, number: int) -> LapScope:
-        return LapScope(self, Lap(number, self.raw, self.raw, model_calls=0, window=self.window))
+    def desk(self, desk) -> None:
+        """What the strategy chose (an ``Assembly``): the messages, their zones, its summary calls."""
+        lap = self.lap
+        lap.kind, lap.event, lap.summary = desk.kind, desk.event, desk.summary
+        lap.sent, lap.zones = desk.messages, desk.zones
+        lap.summary_calls += desk.summary_calls
+        lap.model_calls += desk.summary_calls
+        self.sent(self.system, desk.messages)
+        self.bill(desk.summary_input, desk.summary_output)
 
-    def finish(self, lap: LapScope, actions: list[str] | None = None):
-        """The lap is over: keep its record and tell the watcher (plot, table, check)."""
-        lap.record.actions = actions or []
-        self.run.laps.append(lap.record)
+    def sent(self, system: str, messages: list[dict]) -> None:
+        """The size of the request as sent (a loop may send another system prompt than it was given)."""
+        self.lap.assembled_tokens = self.meter.total(messages, system=system, tools=self.tools)
+
+    def paid(self, usage: dict) -> None:
+        """The model answered: one more call, billed as the provider says."""
+        self.lap.model_calls += 1
+        self.lap.usage = dict(usage)  # Claude's cache counts stay in it for harness.cost
+        self.bill(*billed_tokens(usage))
+
+    def bill(self, tokens_in: int, tokens_out: int) -> None:
+        self.lap.billed_input += tokens_in
+        self.lap.billed_output += tokens_out
+        self.lap.total_input += tokens_in
+        self.lap.total_output += tokens_out
+
+    def acted(self, call: dict) -> None:
+        """A tool call, as the table shows it: 'read_file app/auth.py' (cut at 200 characters)."""
+        self.take_in(
+            self.run.history
+        )  # the reply is in the history now: on disk before the tool runs
+        given = call.get("input")
+        args = given.values() if isinstance(given, dict) else [given or ""]
+        self.lap.actions.append(
+            f"{call.get('name', '?')} {' '.join(str(v)[:200] for v in args)}".strip()
+        )
+
+    def finish(self, history: list[dict]) -> None:
+        """The loop returned: it answered (its last message calls no tool) or ran out of laps."""
+        self.take_in(history)
+        last = history[-1]
+        if last["role"] == "assistant" and not tool_uses(last):
+            self.run.stopped, self.run.final = Stopped.ANSWERED, text_of(last)
+        self.close_lap()
+
+    def stop(self, stopped: Stopped, did: Did | None, problem: str) -> None:
+        """Something ended the run: why, on the lap it happened (a new record if between two laps)."""
+        self.take_in(self.run.history)
+        lap = self.lap or self.open_lap()
+        self.run.stopped, self.run.problem = stopped, problem
+        lap.kind, lap.event = did or lap.kind, problem
+        self.close_lap()
+
+    def close_lap(self) -> None:
+        """The lap is over: keep its record and tell the watcher (a plot, a table, a check)."""
+        if self.lap is None:
+            return
+        self.run.laps.append(self.lap)
         if self.on_lap:
-            self.on_lap(lap.record)
-
-    def stop(self, lap: LapScope, problem: Exception):
-        """An overflow, a failed summary or an API error ended the run on this lap: record why."""
-        stops = {
-            ContextOverflow: "overflow",
-            CompactionFailed: "compaction_failed",
-            ModelError: "model_error",
-            PieceFailed: "piece_failed",
-        }
-        stop = next(name for cls, name in stops.items() if isinstance(problem, cls))
-        self.run.stopped, self.run.problem = stop, str(problem)
-        r = lap.record
-        r.kind = {
-            "overflow": "overflow",
-            "compaction_failed": "summary_failed",
-            "piece_failed": "piece_failed",
-        }.get(stop, r.kind)
-        r.event = str(problem)
-        self.finish(lap, r.actions)
-
-    def close(self):
-        if self.file:
-            self.file.close()
+            self.on_lap(self.lap)
+        self.lap = None
 
 
-class LapScope:
-    """One lap's record being filled in: what was sent (``saw``) and what was billed (``paid``)."""
-
-    def __init__(self, book: Bookkeeper, lap: Lap):
-        self.book, self.record = book, lap
-        before = book.run.laps[-1] if book.run.laps else None
-        self.record.total_input = before.total_input if before else 0
-        self.record.total_output = before.total_output if before else 0
-
-    def saw(self, desk):
-        r = self.record
-        r.kind, r.event, r.summary, r.sent, r.zones = (
-            desk.kind,
-            desk.event,
-            desk.summary,
-            desk.messages,
-            desk.zones,
-        )
-        r.summary_calls += desk.summary_calls
-        r.model_calls += desk.summary_calls
-        r.assembled_tokens = self.book.meter.total(
-            desk.messages, system=self.book.system, tools=self.book.tools
-        )
-        self._bill(desk.summary_input, desk.summary_output)
-
-    def paid(self, usage: dict):
-        self.record.model_calls += 1
-        self.record.usage = dict(usage)  # Claude's cache counts stay in it for harness.cost
-        self._bill(*billed_tokens(usage))
-
-    def _bill(self, tokens_in: int, tokens_out: int):
-        r = self.record
-        r.billed_input += tokens_in
-        r.billed_output += tokens_out
-        r.total_input += tokens_in
-        r.total_output += tokens_out
+# ---- what one reply cost ---------------------------------------------------------------------------
 
 
 def passes(usage: dict) -> list[dict]:
-    """The sampling passes one reply was billed for: Claude's ``usage["iterations"]`` when it lists them, else
-    the usage itself. With server-side compaction the summarizing pass is one of them, and the top-level
-    figures leave it out. Example: {"input_tokens": 900, "iterations": [compaction 5000 in, message 900 in]}
-    -> the two iterations."""
+    """The sampling passes one reply was billed for: Claude's ``usage["iterations"]`` when it lists
+    them, else the usage itself. With server-side compaction the summarizing pass is one of them, and
+    the top-level figures leave it out. Example: {"input_tokens": 900, "iterations": [compaction 5000
+    in, message 900 in]} -> the two iterations."""
     return usage.get("iterations") or [usage]
 
 
 def billed_tokens(usage: dict) -> tuple[int, int]:
-    """(input, output) tokens one reply costs, summed over its passes; cache reads and writes count as input
-    (Claude's ``input_tokens`` leaves them out). Example: iterations of 5,000 + 900 in -> (5900, ...)"""
+    """(input, output) tokens one reply costs, summed over its passes; cache reads and writes count
+    as input (Claude's ``input_tokens`` leaves them out). Example: iterations of 5,000 + 900 in ->
+    (5900, ...)"""
     cached = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
     spent = passes(usage)
     return (
         sum(p.get(k) or 0 for p in spent for k in cached),
         sum(p.get("output_tokens") or 0 for p in spent),
     )
-
-
-def load_transcript(path: str | Path) -> list[dict]:
-    """Read a JSONL transcript back into a message list. A malformed line is named in the error."""
-    messages = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            message = record["message"]
-            if message.get("role") not in ("user", "assistant") or "content" not in message:
-                raise ValueError("not a message")
-        except (ValueError, KeyError, TypeError, AttributeError) as problem:
-            raise ValueError(
-                f"{path}, line {number}: not a transcript record ({problem})."
-            ) from None
-        messages.append(message)
-    return messages

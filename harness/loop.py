@@ -1,25 +1,78 @@
-"""The bare agent loop: assemble the desk, call the model, run the tools, append, repeat.
+"""The agent loop: lesson 01's bare loop first, then ``run_agent``, the same loop with its bookkeeping.
 
-Every lap appends to the raw history -- the reply, then the tool results -- and reports a ``Lap``.
-What is *sent* is decided by the context strategy; the raw history itself is never shortened,
-and can be streamed to a JSONL file as it grows (``transcript=``), so nothing is ever lost.
+``bare_loop`` is the whole agent: assemble what to send, call the model, append its reply, run the
+tools it asked for, append their results, repeat until it answers. ``run_agent`` runs that very loop
+(or the one the class wrote, ``loop=``) and hands it three things that keep the books while it goes:
 
-Left out: parallel tool calls run one by one, no streaming, no retries of its own (the model
-backends retry), no human in the loop except scripted ``remarks``.
+* ``assemble``  -- asks the context strategy for this lap's desk, and opens the lap's record;
+* the model     -- records what was sent and billed; if the provider says the request is too long,
+  asks the strategy to compact once and tries again;
+* the tools     -- record what the agent did this lap.
+
+The raw history is never shortened: a strategy only chooses what is *sent*. Each message is counted
+once and can be streamed to a JSONL file as it appears (``transcript=``), so nothing is ever lost.
+
+Left out: parallel tool calls (they run one by one), streaming, retries of its own (the model
+backends retry), and a human in the loop beyond scripted ``remarks``.
 """
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Callable
 
-from harness.context import Assembly, CompactionFailed, FullHistory, PieceFailed, Strategy
-from harness.laps import Bookkeeper, Lap, Run
-from harness.messages import assistant, text_of, tool_uses, user
-from harness.model import ContextOverflow, Model, ModelError
+from harness.context import (
+    Assembly,
+    CompactionFailed,
+    FullHistory,
+    PieceFailed,
+    Strategy,
+)
+from harness.laps import Did, Lap, Records, Run, Stopped
+from harness.messages import assistant, tool_uses, user
+from harness.model import ContextOverflow, Model, ModelError, Reply
 from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
 from harness.tools import Toolbox
+from harness.transcript import Transcript
+
+
+def send_everything(history: list[dict]) -> list[dict]:
+    """Lesson 01's desk: the whole raw history, every lap. (Lessons 02-05 send less.)"""
+    return history
+
+
+def bare_loop(
+    request: str,
+    model,
+    tools,
+    max_laps: int = 40,
+    *,
+    assemble=send_everything,
+    system: str = SYSTEM_PROMPT,
+) -> list[dict]:
+    """The agent, the way the class types it in lesson 01. Returns the raw history, oldest first.
+
+    The model remembers nothing between two calls: all it knows is the desk it is sent. ``assemble``
+    chooses that desk from the raw history (lesson 01 sends all of it; lessons 02-05 send less).
+    Example: bare_loop("List the files.", model, Toolbox()) -> [request, reply, results, ..., answer]
+    """
+    history = [user(request)]  # the raw history: it only ever grows
+    for _ in range(max_laps):  # one lap, one call to the model
+        desk = assemble(history)  # 1. what is sent this lap
+        reply = model.reply(system, desk, tools.schemas)  # 2. call the model
+        history.append(assistant(reply.content))  # 3. append its reply
+        calls = tool_uses(history[-1])
+        if not calls:  # no tool call: it answered
+            break
+        # 4. run the tools, 5. append: all results in ONE user message, right after the calls
+        # (the API refuses a tool call whose result is not in the very next message)
+        history.append(user([tools.run(call) for call in calls]))
+    return history
+
+
+# ---- run_agent: the same loop, with its books kept ------------------------------------------------
 
 
 def run_agent(
@@ -27,6 +80,8 @@ def run_agent(
     model: Model,
     tools: Toolbox | None = None,
     context: Strategy | None = None,
+    *,
+    loop: Callable = bare_loop,
     system: str = SYSTEM_PROMPT,
     max_laps: int = 40,
     on_lap: Callable[[Lap], None] | None = None,
@@ -34,126 +89,194 @@ def run_agent(
     transcript: str | Path | None = None,
     remarks: dict[int, str] | None = None,
     max_tokens: int = 1024,
-    resume: list[dict] | None = None,
 ) -> Run:
-    """Run the agent on ``request`` until it answers, overflows, or reaches ``max_laps``.
+    """Run ``loop`` on ``request`` until the agent answers, overflows, or reaches ``max_laps``.
 
-    ``remarks`` are things the user says mid-task: ``{3: "Never touch production."}`` adds that text
-    to the message that carries lap 3's tool results. ``resume`` continues from a saved history
-    (``load_transcript(path)``) instead of starting from ``request``.
-    Example: run_agent("List the files.", DeskModel()) -> a Run whose ``final`` names the files.
+    ``context`` decides what is sent each lap (default: everything). ``on_lap`` hears each finished
+    ``Lap``. ``remarks`` are things the user says mid-task: ``{3: "Never touch production."}`` adds
+    that text to the message that carries lap 3's tool results.
+    Example: run_agent("List the files.", OfflineModel()) -> a Run whose ``final`` names the files.
     """
     if max_laps < 1:
         raise ValueError(f"max_laps must be at least 1, not {max_laps}.")
     tools, context = tools or Toolbox(), context or FullHistory()
     meter = meter or getattr(model, "meter", None) or Meter()
-    run = Run(history=[], laps=[], toolbox=tools)
-    history, remarks = run.history, remarks or {}
-    head = meter.total(
-        resume[:1] if resume else [user(request)], system=system, tools=tools.schemas
-    )
-    if head > model.window:
+    head = meter.total([user(request)], system=system, tools=tools.schemas)
+    if head > model.window:  # no strategy can help: what is never cut is already too big
         raise ValueError(
             f"The window ({model.window:,} tokens) is smaller than the pinned head alone: system "
             f"prompt, tools and request take {head:,} tokens. Use a bigger window or a shorter request."
         )
-    context.start()
-
-    book = Bookkeeper(
-        run, meter, system, tools.schemas, model.window, on_lap, transcript
-    )  # records, bill, JSONL
+    context.start()  # a strategy remembers summaries: forget any from an earlier run
+    run = Run(history=[], laps=[], toolbox=tools)
+    records = Records(
+        run,
+        meter=meter,
+        system=system,
+        tools=tools.schemas,
+        window=model.window,
+        remarks=remarks or {},
+        on_lap=on_lap,
+        transcript=Transcript(transcript) if transcript else None,
+    )
+    books = Bookkeeping(records, context, model, tools, max_laps=max_laps, max_tokens=max_tokens)
     try:
-        book.begin(resume or [user(request)], replaying=bool(resume))
-        for number in range(1, max_laps + 1):
-            lap = book.lap(number)
-            desk = _as_desk(
-                context.assemble(
-                    history,
-                    lap=number,
-                    system=system,
-                    tools=tools.schemas,
-                    meter=meter,
-                    model=model,
-                )
-            )  # 1. assemble the desk
-            lap.saw(desk)
-            reply = _send(
-                model, context, history, desk, lap, system, tools.schemas, meter, max_tokens
-            )  # 2. call
-            lap.paid(reply.usage)
-            book.append(assistant(reply.content), lap=number)  # 3. append the reply
-            calls = tool_uses(history[-1])
-            if reply.stop_reason != "tool_use" or not calls:  # no tool call: it answered
-                run.stopped, run.final = "answered", text_of(history[-1])
-                book.finish(lap)
-                break
-            results = [tools.run(call) for call in calls] + _remark(
-                remarks.get(number)
-            )  # 4. run the tools
-            book.append({"role": "user", "content": results}, lap=number)  # 5. append them; repeat
-            book.finish(lap, actions=[_describe(call) for call in calls])
-    except (
-        ContextOverflow,
-        CompactionFailed,
-        ModelError,
-        PieceFailed,
-    ) as problem:  # a clean stop, never a crash
-        book.stop(lap, problem)
+        keywords = _accepted(loop, assemble=books.assemble, system=system)
+        history = loop(request, books.model, books.tools, max_laps, **keywords)
+        if not isinstance(history, list) or not history:
+            raise PieceFailed(
+                f"The loop must return the history, a list of messages, not {history!r:.80}."
+            )
+        records.finish(history)  # it answered, or the laps ran out
+    except (ContextOverflow, CompactionFailed, ModelError, PieceFailed) as problem:
+        stopped, did = STOPS[next(kind for kind in STOPS if isinstance(problem, kind))]
+        records.stop(stopped, did, str(problem))  # a clean stop, never a crash: the history is kept
     finally:
-        book.close()
+        if records.transcript:
+            records.transcript.close()
     return run
 
 
-# ---- helpers -------------------------------------------------------------------------------
+STOPS = {  # what ended the run -> why it stopped, and what its lap did (None: what the strategy did)
+    ContextOverflow: (Stopped.OVERFLOW, Did.OVERFLOW),
+    CompactionFailed: (Stopped.COMPACTION_FAILED, Did.SUMMARY_FAILED),
+    ModelError: (Stopped.MODEL_ERROR, None),
+    PieceFailed: (Stopped.PIECE_FAILED, Did.PIECE_FAILED),
+}
 
 
-def _as_desk(assembled) -> Assembly:
+class Bookkeeping:
+    """What ``run_agent`` hands the loop: an ``assemble``, a model and tools that keep the records.
+
+    Each does its real job -- the strategy chooses the desk, the model replies, the tool runs -- and
+    tells ``records`` what happened. A loop that never calls ``assemble`` still gets a record per lap.
+    """
+
+    def __init__(
+        self,
+        records: Records,
+        context: Strategy,
+        model: Model,
+        tools: Toolbox,
+        *,
+        max_laps,
+        max_tokens,
+    ):
+        self.records, self.context, self.max_laps = records, context, max_laps
+        self.model = _RecordedModel(self, model, max_tokens)
+        self.tools = _RecordedTools(records, tools)
+        self.desk: Assembly | None = None  # the desk the strategy chose for the lap under way
+
+    def assemble(self, history: list[dict]) -> list[dict]:
+        """Step 1: a new lap; the context strategy chooses what is sent."""
+        self.new_lap(history)
+        chosen = self.context.assemble(
+            history,
+            lap=self.records.lap.number,
+            system=self.records.system,
+            tools=self.tools.schemas,
+            meter=self.records.meter,
+            model=self.model.inner,
+        )
+        self.chose(chosen)
+        return self.desk.messages
+
+    def new_lap(self, history: list[dict]) -> None:
+        self.records.take_in(history)  # what the last lap appended: counted, saved
+        self.records.close_lap()
+        if len(self.records.run.laps) >= self.max_laps:  # the class's loop may forget to stop
+            raise PieceFailed(f"The loop ran past max_laps ({self.max_laps}); it must stop there.")
+        self.records.open_lap()
+
+    def chose(self, chosen) -> Assembly:
+        self.desk = _as_assembly(chosen)
+        self.records.desk(self.desk)
+        return self.desk
+
+    def make_room(self, messages: list[dict]) -> Assembly | None:
+        """Step 2's second chance: the provider said the request is too long, so compact once.
+
+        Our token count is only an estimate of the provider's; when they disagree, the provider wins.
+        Only the strategy's own desk gets it, and only from a strategy that can compact; it is taken
+        only if a summary made room (``Did.summarized``). None: the overflow stops the run.
+        """
+        compact = getattr(self.context, "compact", None)
+        if compact is None or self.desk is None or messages is not self.desk.messages:
+            return None
+        desk = self.chose(
+            compact(
+                self.records.run.history,
+                lap=self.records.lap.number,
+                model=self.model.inner,
+                meter=self.records.meter,
+                system=self.records.system,
+                tools=self.tools.schemas,
+            )
+        )
+        return desk if Did(desk.kind).summarized else None
+
+
+class _RecordedModel:
+    """The model as the loop sees it: the same ``reply``, with the records kept around each call."""
+
+    def __init__(self, books: Bookkeeping, model: Model, max_tokens: int):
+        self.books, self.inner, self.max_tokens = books, model, max_tokens
+        self.name, self.window = model.name, model.window
+
+    def reply(
+        self, system: str, messages: list[dict], tools: list[dict], max_tokens: int | None = None
+    ) -> Reply:
+        books, limit = self.books, max_tokens or self.max_tokens
+        if books.desk is None:  # the loop did not ask assemble: a lap all the same, its desk whole
+            if len(messages) >= books.records.seen:  # it sent the history itself: take it in
+                books.new_lap(messages)
+            else:
+                books.new_lap(books.records.run.history)
+            books.chose(list(messages))
+        books.records.sent(system, messages)
+        try:
+            reply = self.inner.reply(system, messages, tools, max_tokens=limit)
+        except ContextOverflow:
+            desk = books.make_room(messages)
+            if desk is None:
+                raise
+            reply = self.inner.reply(system, desk.messages, tools, max_tokens=limit)
+        books.records.paid(reply.usage)
+        books.desk = None  # the next request belongs to the next lap
+        return reply
+
+
+class _RecordedTools:
+    """The toolbox as the loop sees it: the same ``run`` and ``schemas``, each call noted."""
+
+    def __init__(self, records: Records, tools: Toolbox):
+        self.records, self.inner, self.schemas = records, tools, tools.schemas
+
+    def run(self, call: dict) -> dict:
+        self.records.acted(call)
+        return self.inner.run(call)
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+
+def _as_assembly(chosen) -> Assembly:
     """A strategy may return a plain message list (a hand-built one in a lesson): the zones default.
 
     The first message is the head, the rest the tail; a list carries no summary calls to bill.
     """
-    if isinstance(assembled, Assembly):
-        return assembled
-    messages = list(assembled)
+    if isinstance(chosen, Assembly):
+        return chosen
+    messages = list(chosen)
     return Assembly(messages, ["head"] + ["tail"] * (len(messages) - 1))
 
 
-def _send(model, context, history, desk, lap, system, tool_schemas, meter, max_tokens):
-    """Call the model. If the API says the request is too long, compact once and try again.
-
-    Our own count is only an estimate of the provider's; when they disagree, the provider wins.
-    Only strategies that can compact (they have ``compact``) get the second chance.
-    """
+def _accepted(loop: Callable, **offered) -> dict:
+    """The keywords ``loop`` takes: a loop the class wrote may not take ``assemble`` or ``system``."""
     try:
-        return model.reply(system, desk.messages, tool_schemas, max_tokens=max_tokens)
-    except ContextOverflow:
-        compact = getattr(context, "compact", None)
-        if compact is None:
-            raise
-        desk = compact(
-            history,
-            lap=lap.record.number,
-            model=model,
-            meter=meter,
-            system=system,
-            tools=tool_schemas,
-        )
-        lap.saw(desk)
-        if desk.kind not in ("compact", "fold"):
-            raise
-        return model.reply(system, desk.messages, tool_schemas, max_tokens=max_tokens)
-
-
-def _remark(text: str | None) -> list[dict]:
-    return [{"type": "text", "text": text}] if text else []
-
-
-def _describe(call: dict) -> str:
-    """'read_file app/auth.py' -- whatever the model put in the call (any input, any size: cut at 200 chars)."""
-    given = call.get("input")
-    args = (
-        " ".join(str(v)[:200] for v in given.values())
-        if isinstance(given, dict)
-        else str(given or "")[:200]
-    )
-    return f"{call.get('name', '?')} {args}".strip()
+        parameters = inspect.signature(loop).parameters
+    except (TypeError, ValueError):
+        return offered
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return offered
+    return {name: value for name, value in offered.items() if name in parameters}

@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 
 
-def user(text: str) -> dict:
-    """A user message holding plain text. Example: user("hi") -> {"role": "user", "content": "hi"}"""
-    return {"role": "user", "content": text}
+def user(content: str | list[dict]) -> dict:
+    """A user message: plain text, or blocks (the tool results of one lap).
+
+    Example: user("hi") -> {"role": "user", "content": "hi"}
+    """
+    return {"role": "user", "content": content}
 
 
 def assistant(blocks: list[dict]) -> dict:

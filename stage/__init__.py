@@ -14,7 +14,7 @@
 * ``registry``     -- the lesson registry: notebooks/lessons.toml, one row per lesson
 * ``pieces``       -- the class's agent: the pieces the build cells keep in my_agent.py, or the harness's own
 * ``frontier``, ``subagent`` -- going further: dollars against tokens, and a fresh desk for a sub-task
-* ``standin_server``, ``desk_server``, ``misbehaving``, ``notebook_matrix`` -- local servers that speak the
+* ``standin_server``, ``offline_server``, ``misbehaving``, ``notebook_matrix`` -- local servers that speak the
   Messages API (canned, or answered by the desk model), models that misbehave on purpose, and the
   notebook-by-model matrix the tests and ``make bench`` run
   (``server_levers`` is the desk server's side of the API levers)

@@ -10,7 +10,8 @@ from harness.messages import assistant, pair_problems, user
 from harness.model import ContextOverflow, ModelError
 from harness.running_summary import RunningSummary
 from stage.claude import ClaudeModel
-from stage.offline import DeskModel, summary_request
+from stage.resume import resume_agent
+from stage.offline import OfflineModel, summary_request
 from stage.standin_server import error_body
 from stage.tasks import file_reading_task
 
@@ -50,9 +51,7 @@ def test_prompt_too_long_on_a_normal_lap_compacts_and_retries_once(server):
         "Goal: find the bug.\nStanding constraints:\n- Never touch production."
     )  # the summary
     server.push_text("All done.")  # the retried lap
-    run = run_agent(
-        "", ClaudeModel(max_retries=0), context=ThreeZoneCompaction(), resume=some_turns()
-    )
+    run = resume_agent(some_turns(), ClaudeModel(max_retries=0), context=ThreeZoneCompaction())
     assert run.stopped == "answered" and run.final == "All done."
     assert run.laps[0].kind == "compact" and run.laps[0].summary_calls == 1
     retried = server.requests[2]["body"]["messages"]
@@ -64,9 +63,7 @@ def test_prompt_too_long_twice_stops_clearly(server):
     server.push(400, TOO_LONG)
     server.push_text("Goal: find the bug.")
     server.push(400, TOO_LONG)
-    run = run_agent(
-        "", ClaudeModel(max_retries=0), context=ThreeZoneCompaction(), resume=some_turns()
-    )
+    run = resume_agent(some_turns(), ClaudeModel(max_retries=0), context=ThreeZoneCompaction())
     assert run.stopped == "overflow" and "210,000 tokens" in run.problem
     assert len(server.requests) == 3  # no compaction loop
 
@@ -89,7 +86,7 @@ def test_busy_service_is_a_clean_stop_with_advice(server):
 # ---- the summary call itself ---------------------------------------------------------------------
 
 
-class SummaryTrouble(DeskModel):
+class SummaryTrouble(OfflineModel):
     """The desk model, except that summary calls misbehave in a chosen way."""
 
     def __init__(self, trouble, limit=0, **kw):

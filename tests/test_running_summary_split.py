@@ -11,7 +11,7 @@ from harness.compaction import tail_start, three_zones, turn_starts
 from harness.loop import run_agent
 from harness.running_summary import RunningSummary
 from harness.tools import WORKSPACE, Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task, workspace_task
 
 WORKSPACES = sorted(p for p in WORKSPACE.parent.iterdir() if (p / ".task.toml").is_file())
@@ -21,7 +21,7 @@ def run_with(folder, **settings):
     task = workspace_task(folder)
     return run_agent(
         task.request,
-        DeskModel(window=3000),
+        OfflineModel(window=3000),
         tools=Toolbox(folder),
         context=RunningSummary(**settings),
         remarks=task.remarks,
@@ -46,7 +46,7 @@ def test_three_zones_cuts_where_the_tail_starts_whenever_there_is_something_to_f
     """On every prefix of a real history, from every point already folded, with tails of 0-3 turns:
     where the running summary used to cut (tail_start from what is folded) and where three_zones cuts
     agree, or both leave nothing new to fold."""
-    history = run_agent(file_reading_task().request, DeskModel(window=20_000)).history
+    history = run_agent(file_reading_task().request, OfflineModel(window=20_000)).history
     checked = 0
     for end in range(2, len(history) + 1):
         prefix = history[:end]
@@ -73,7 +73,7 @@ def test_a_class_split_changes_the_run():
     runs = {
         name: run_agent(
             task.request,
-            DeskModel(window=5000),
+            OfflineModel(window=5000),
             context=RunningSummary(split=split),
             remarks=task.remarks,
         )

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Callable
 
 from harness.compaction import three_zones
-from harness.context import FullHistory, keep_newest
-from harness.loop import run_agent
+from harness.context import keep_newest
+from harness.loop import bare_loop
 from harness.memory import load_claude_md
 from harness.messages import assistant, user
 from harness.running_summary import fold
@@ -85,11 +85,6 @@ def _with_memory_file(piece):
         return piece(path)
 
 
-def bare_loop(request: str, model, tools, laps: int = 40) -> list[dict]:
-    """The harness's loop as lesson 01's bare loop returns it: the history, every lap sent whole."""
-    return run_agent(request, model, tools=tools, context=FullHistory(), max_laps=laps).history
-
-
 PIECES = {
     "bare_loop": Piece(bare_loop, lambda piece: piece("Say hello.", _EchoModel(), _NoTools(), 1)),
     "keep_newest": Piece(keep_newest, lambda piece: piece(_tiny_history(), 10_000, lambda m: 10)),
@@ -112,6 +107,7 @@ the next lesson uses your edit; delete it (or this file) and the lessons use the
 from pathlib import Path
 
 from harness.compaction import turn_starts
+from harness.loop import send_everything
 from harness.memory import MEMORY_HEADER
 from harness.messages import assistant, safe_cuts, tool_uses, user
 from harness.prompts import SYSTEM_PROMPT, render

@@ -25,7 +25,7 @@ import nbformat
 
 from tools import rehearsal
 from tools.executed import executed, text_of_outputs, with_piece
-from tools.lessons import KNOT, LESSONS, ROOT, Lesson, heading, read, tags
+from tools.lessons import KNOT, LESSONS, ROOT, Lesson, heading, read, tags, with_piece_in
 from tools.mistakes import mistakes_for
 
 BUILD = ROOT / "build"
@@ -415,7 +415,8 @@ def build_instructor_copies() -> list[Path]:
         notebook = nbformat.read(path, as_version=4)
         for index, cell in enumerate(notebook.cells):
             if "build" in tags(cell):
-                cell.source = finished_piece(notebook.cells, index) or cell.source
+                piece = finished_piece(notebook.cells, index)
+                cell.source = with_piece_in(cell.source, piece) if piece else cell.source
         target = folder / path.name
         nbformat.write(notebook, target)
         written.append(target)

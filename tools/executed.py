@@ -30,7 +30,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from stage.pieces import AGENT_FILE_VARIABLE
-from tools.lessons import LESSONS, ROOT, tags
+from tools.lessons import LESSONS, ROOT, tags, with_piece_in
 
 FOLDER = ROOT / "build" / "executed"
 INPUTS = ("harness", "stage", "workspaces")
@@ -59,8 +59,9 @@ def _clean_env(agent_file: Path) -> dict:
     return env
 
 
-def _run(path: Path, notebook) -> None:
-    """Run a notebook in a fresh kernel, in the lesson's folder, with an empty agent file."""
+def _run(path: Path, notebook, agent_file: Path | None = None) -> None:
+    """Run a notebook in a fresh kernel, in the lesson's folder, with ``agent_file`` as the class's agent
+    file (an empty one of its own when None)."""
     with tempfile.TemporaryDirectory() as folder:
         client = NotebookClient(
             notebook,
@@ -68,7 +69,8 @@ def _run(path: Path, notebook) -> None:
             kernel_name="python3",
             resources={"metadata": {"path": str(path.parent)}},
         )
-        asyncio.run(client.async_execute(env=_clean_env(Path(folder) / "my_agent.py")))
+        agent = agent_file or Path(folder) / "my_agent.py"
+        asyncio.run(client.async_execute(env=_clean_env(agent)))
 
 
 def executed(
@@ -108,17 +110,28 @@ def with_piece(path: Path, source: str | None) -> list:
     kept = FOLDER / "pieces" / f"{path.stem}-{digest}.ipynb"
     if kept.exists():
         return [c for c in nbformat.read(kept, as_version=4).cells if "verdict" in tags(c)]
+    book = lesson_cells(path, source)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(book, kept)
+    return [c for c in book.cells if "verdict" in tags(c)]
+
+
+def lesson_cells(path: Path, source: str | None, agent_file: Path | None = None):
+    """A lesson's setup cell, its build cell holding the piece ``source`` (left out when None; the
+    skeleton's ``keep(...)`` line after it) and its verdict cells, run in one fresh kernel with
+    ``agent_file`` as the class's agent file: the notebook, run."""
     cells = []
     for cell in nbformat.read(path, as_version=4).cells:
         if "setup" in tags(cell) or "verdict" in tags(cell):
             cells.append(nbformat.v4.new_code_cell(cell.source, metadata={"tags": tags(cell)}))
-        elif "build" in tags(cell) and source is not None:
-            cells.append(nbformat.v4.new_code_cell(source, metadata={"tags": ["build"]}))
+        elif "build" in tags(cell) and source is not None:  # the room's piece; its keep() stays
+            filled = with_piece_in(cell.source, source)
+            cells.append(nbformat.v4.new_code_cell(filled, metadata={"tags": ["build"]}))
     book = nbformat.v4.new_notebook(cells=cells)
-    _run(path, book)  # a wrong piece stops its own run cleanly; an error here is the lesson's
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(book, kept)
-    return [c for c in book.cells if "verdict" in tags(c)]
+    _run(
+        path, book, agent_file
+    )  # a wrong piece stops its own run cleanly; an error is the lesson's
+    return book
 
 
 def text_of_outputs(cell) -> str:

@@ -179,6 +179,25 @@ def read(path: Path) -> Lesson:
     return Lesson(path, list(notebook.cells), preamble, sections)
 
 
+def with_piece_in(skeleton: str, piece: str) -> str:
+    """A build cell as the room leaves it: ``piece`` in place of the skeleton's function, and the lines
+    the skeleton has after its function (the ``keep(...)`` that saves the piece) kept as they were.
+
+    Example: ("def f():\n    raise ...\n\n\nkeep(f)", "def f():\n    return 1")
+    -> "def f():\n    return 1\n\n\nkeep(f)"
+    """
+    lines = skeleton.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("def ")), None)
+    if start is None:
+        return piece
+    after = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].strip() and not lines[i][0].isspace()),
+        len(lines),
+    )
+    tail = "\n".join(lines[after:]).strip()
+    return piece.rstrip() + ("\n\n\n" + tail if tail else "")
+
+
 def question_in(markdown: str) -> str:
     """The first bold line of a checkpoint cell, as plain words.
 

@@ -25,7 +25,53 @@ class Mistake:
     say: str
 
 
+LOOP_HEAD = """def bare_loop(request, model, tools, max_laps=40, *,
+              assemble=send_everything, system=SYSTEM_PROMPT):
+    history = [user(request)]
+    for lap in range(max_laps):
+        desk = assemble(history)
+        reply = model.reply(system, desk, tools.schemas)
+"""
+
 MISTAKES: dict[str, list[Mistake]] = {
+    "bare_loop": [
+        Mistake(
+            "never appends the tool results",
+            LOOP_HEAD
+            + """        history.append(assistant(reply.content))
+        calls = tool_uses(history[-1])
+        if not calls:
+            break
+        results = [tools.run(call) for call in calls]   # run, never appended
+    return history""",
+            "The tools run but their results never reach the desk, so the model asks again for "
+            "what it cannot see, lap after lap. The history must hold what the tools said.",
+        ),
+        Mistake(
+            "appends the reply's text, not its blocks",
+            LOOP_HEAD
+            + """        history.append(assistant([{"type": "text", "text": reply.text}]))
+        calls = tool_uses(history[-1])                  # the tool calls are gone
+        if not calls:
+            break
+        history.append(user([tools.run(call) for call in calls]))
+    return history""",
+            "The reply's tool calls are content blocks; keeping only its text throws them away, so "
+            "the loop sees no call and stops at once. Append reply.content whole.",
+        ),
+        Mistake(
+            "sends the results back as the assistant",
+            LOOP_HEAD
+            + """        history.append(assistant(reply.content))
+        calls = tool_uses(history[-1])
+        if not calls:
+            break
+        history.append(assistant([tools.run(call) for call in calls]))
+    return history""",
+            "Tool results are the user's turn: the API refuses two assistant messages in a row "
+            "(the offline model does not check, so read the roles). Append them with user(...).",
+        ),
+    ],
     "keep_newest": [
         Mistake(
             "keeps the oldest messages that fit",

@@ -43,11 +43,29 @@ def say(*parts, width: int = WIDTH) -> None:
     print(wrapped(" ".join(str(part) for part in parts), width))
 
 
-def setup_check(verbose: bool = True) -> dict:
+def setup_check(verbose: bool = True, brief: bool = False) -> dict:
     """Check packages, the offline tokenizer and the model; print a line each; return what was found.
 
+    ``brief`` (the lessons' setup cells): what is fine is one line, what is missing keeps its own line
+    and what to do about it, and the active model is always named.
     Example: setup_check() -> prints "ok  tiktoken cl100k_base loads offline (2 tokens for 'hello world')"
     """
+    if brief:
+        found = setup_check(verbose=False)
+        problems = [name for name in PACKAGES if found[name] is None]
+        for name in problems:
+            _say(
+                verbose, False, f"{name} is missing: run `make lab` (or `make test`) to install it"
+            )
+        if found["tokenizer"] is None:
+            _say(verbose, False, "tokenizer: cl100k_base does not load offline (run setup_check())")
+        if not problems and found["tokenizer"] is not None:
+            _say(verbose, True, f"{len(PACKAGES)} packages and the offline tokenizer")
+        if found["model"]:
+            _say(verbose, True, describe_model(pick_model()))
+        else:
+            _say(verbose, False, "model: run setup_check() for what went wrong")
+        return found
     found = {}
     for name in PACKAGES:  # asking the installer's records is instant; importing them all is not
         try:

@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.break_even
 
 Full history (on a desk that never overflows) against three-zone compaction, the running summary and
-clear-then-compact on the class desk, over the long session of ``stage.long_session`` (about 180 laps),
+clear-then-compact on the class desk, over the long session of ``stage.long_session`` (about 120 laps),
 each billed lap by lap with prompt caching. Lesson 04 runs the same race (with the class's own fold for
 the running summary), so the three-zone figure it prints is this one.
 Left out: other prices and windows; ``stage.long_session`` says what the bill models.

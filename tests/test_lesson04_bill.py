@@ -136,3 +136,25 @@ def test_a_wrong_fold_is_never_the_printed_winner(mistake):
         assert "appends, it does not fold" in short
     else:
         assert "your running summary never finished (its fix went to production)" in short
+
+
+CONTROL_CELLS = {  # the cells issue 32 added or rewrote: the bill (04) and the controls (03, 05)
+    "03_three_zone_compaction": ["dac707b4", "04701e32"],
+    "04_running_summary": [CHECKPOINT, "d5fd234f", RACE],
+    "05_memory_claude_md": ["c5d2eac7"],
+}
+
+
+def test_the_bill_and_control_cells_fit_80_columns_typed_and_printed():
+    paths = [ROOT / "notebooks" / f"{name}.ipynb" for name in CONTROL_CELLS]
+    books = executed(paths)
+    for name, ids in CONTROL_CELLS.items():
+        for cid in ids:
+            shown = cell(books[name], cid)
+            wide = [
+                line
+                for line in shown.source.splitlines() + printed(books[name], cid).splitlines()
+                if len(line) > 80
+            ]
+            assert not wide, (name, cid, wide)
+            assert 0 < len(printed(books[name], cid).splitlines()) <= 12, (name, cid)

@@ -28,7 +28,7 @@ from harness.cost import PRICES, Bill, Prices, bill
 from harness.laps import Run
 from harness.loop import run_agent
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 
 ALLOWED = "staging"  # where the class task's rule lets the fix go
 APPENDS_ABOVE = 0.5  # minutes at least half the size of the history they stand for are not minutes
@@ -119,7 +119,7 @@ def finish_bills(
     for name, (strategy, window) in strategies.items():
         run = run_agent(
             task.request,
-            DeskModel(window=window, meter=meter),
+            OfflineModel(window=window, meter=meter),
             tools=task.toolbox(),
             context=strategy,
             remarks=task.remarks,

@@ -35,7 +35,7 @@ from stage.controls import (
     stale_memory,
     without_head,
 )
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.outcomes import what_became_of
 from stage.tasks import workspace_task
 
@@ -54,7 +54,7 @@ def window_for(task, folder):
 def run(task, strategy, window, system=None, max_laps=120):
     return run_agent(
         task.request,
-        DeskModel(window=window),
+        OfflineModel(window=window),
         tools=task.toolbox(),
         context=strategy,
         remarks=task.remarks,

@@ -5,9 +5,9 @@ settings, the frontier, and the cache goal (issue 19) -- offline, every number f
 
 The long session is the one ``benchmarks.strategies`` bills (the class workspace plus 43 generated
 modules, the rule said once at lap 3), billed at lap 60 against full history on a window that never
-overflows. **The goal**: ``ClearThenCompact`` with its *default* settings -- not the best point of
-the sweep -- at most 60 % of full history's dollars with caching and at most 35 % of its input
-tokens, keeping the rule. The sweep is there to show the trade-off, not to pick a winner after the fact.
+overflows, and to the end of the task (only a fix on staging finishes). **The goal**: ``ClearThenCompact``
+with its *default* settings -- not the best point of the sweep -- at most 60 % of full history's dollars
+with caching and at most 35 % of its input tokens, both at lap 60 and to finish the task, keeping the rule. The sweep is there to show the trade-off, not to pick a winner after the fact.
 
 Left out: real models and the real cache's minimum length and lifetime (see ``harness/cost.py``).
 """
@@ -58,27 +58,41 @@ def run_all(quick: bool = False) -> dict:
 
 
 def check_goal(point, at_lap: int) -> dict:
-    """PASS or FAIL for the default ClearThenCompact, with the numbers and every reason it misses."""
+    """PASS or FAIL for the default ClearThenCompact, at the lap and to finish, with every reason it misses."""
     why = []
-    if point.dollars > GOAL["dollars"]:
-        why.append(f"dollars {point.dollars:.1%} > {GOAL['dollars']:.0%}")
-    if point.tokens > GOAL["tokens"]:
-        why.append(f"tokens {point.tokens:.1%} > {GOAL['tokens']:.0%}")
+    for when, dollars, tokens in (
+        (f"at lap {at_lap}", point.dollars, point.tokens),
+        ("to finish", point.finish_dollars, point.finish_tokens),
+    ):
+        if dollars is None:
+            why.append("it never finished the task on staging")
+            continue
+        if dollars > GOAL["dollars"]:
+            why.append(f"dollars {when} {dollars:.1%} > {GOAL['dollars']:.0%}")
+        if tokens > GOAL["tokens"]:
+            why.append(f"tokens {when} {tokens:.1%} > {GOAL['tokens']:.0%}")
     if not point.kept_rule:
         why.append(f"rule not kept (database: {point.database})")
     if not point.reached:
         why.append(f"stopped ({point.stopped}) at lap {point.laps}, before lap {at_lap}")
+    finish = (
+        "never finished"
+        if point.finish_dollars is None
+        else f"to finish {point.finish_dollars:.1%} of the dollars, {point.finish_tokens:.1%} of the tokens"
+    )
     return {
         "strategy": f"{point.family} ({point.settings})",
         "tokens": round(point.tokens, 4),
         "dollars": round(point.dollars, 4),
+        "finish tokens": None if point.finish_tokens is None else round(point.finish_tokens, 4),
+        "finish dollars": None if point.finish_dollars is None else round(point.finish_dollars, 4),
         "kept rule": point.kept_rule,
         "result": "FAIL" if why else "PASS",
         "why": "; ".join(why),
         "line": (
             f"{'FAIL' if why else 'PASS'}  {GOAL['strategy']} (default settings) at lap {at_lap}: "
             f"{point.dollars:.1%} of full history's dollars with caching (goal <= {GOAL['dollars']:.0%}), "
-            f"{point.tokens:.1%} of its input tokens (goal <= {GOAL['tokens']:.0%}), rule "
+            f"{point.tokens:.1%} of its input tokens (goal <= {GOAL['tokens']:.0%}); {finish}; rule "
             f"{'kept' if point.kept_rule else 'lost'}" + (f" -- {'; '.join(why)}" if why else "")
         ),
     }
@@ -89,6 +103,7 @@ SHOWN = [
     "settings",
     "tokens",
     "dollars",
+    "to finish",
     "rule",
     "laps",
     "stopped",
@@ -105,6 +120,9 @@ def report(results: dict) -> str:
             "settings": p["settings"],
             "tokens": f"{p['tokens']:.1%}",
             "dollars": f"{p['dollars']:.1%}",
+            "to finish": "never"
+            if p.get("finish_dollars") is None
+            else f"{p['finish_dollars']:.1%} $, {p['finish_tokens']:.1%} tokens",
             "rule": "kept" if p["kept_rule"] else "LOST",
             "laps": p["laps"],
             "stopped": p["stopped"],
@@ -114,8 +132,8 @@ def report(results: dict) -> str:
         for p in results["points"]
     ]
     lines = [
-        f"Cost frontier: long session ({results['workspace']}), billed at lap {results['at_lap']}; "
-        "tokens and dollars (with caching) as a share of full history's:",
+        f"Cost frontier: long session ({results['workspace']}), billed at lap {results['at_lap']} and "
+        "to finish the task; tokens and dollars (with caching) as a share of full history's:",
         table([{k: r[k] for k in SHOWN} for r in rows]),
         "",
         "Frontier (kept the rule, reached the lap, and no other such run is cheaper on both counts):",

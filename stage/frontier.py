@@ -1,8 +1,9 @@
 """The trade-off: dollars with prompt caching against input tokens, for each strategy and its settings.
 
 ``sweep()`` lists strategies with a range of settings (threshold, low-water mark, batch size, ...);
-``measure()`` runs each on one task with the offline desk model and bills it at a given lap against
-full history on a window that never overflows; ``frontier()`` marks the runs no other run beats on
+``measure()`` runs each on one task with the offline desk model and bills it at a given lap, and to the
+end of the task (``stage.finish``: only a fix on staging finishes), against full history on a window that
+never overflows; ``frontier()`` marks the runs no other run beats on
 both counts. ``stage.plots.plot_cost_frontier`` draws the picture.
 
 A run only counts for the frontier if it *kept the rule* (the standing constraint is on its last
@@ -30,6 +31,7 @@ from harness.model import CLASS_WINDOW
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
+from stage.finish import Finish
 from stage.long_session import BIG_WINDOW
 from stage.offline import OfflineModel
 from stage.tasks import Task
@@ -49,6 +51,10 @@ class Point:
     stopped: str
     database: str
     summary_calls: int
+    finish_tokens: float | None = (
+        None  # to finish the task (fix on staging), a share of full history's
+    )
+    finish_dollars: float | None = None  # None: the run never finished
     on_frontier: bool = False
 
     @property
@@ -128,18 +134,18 @@ def measure(
     Example: measure(task, sweep(quick=True), at_lap=20)[0].dollars -> 1.0
     """
     meter, workspace = meter or Meter("tiktoken"), Path(workspace)
-    points, base = [], None
+    points, base, base_done = [], None, None
     for family, settings, strategy in strategies:
         size = BIG_WINDOW if isinstance(strategy, FullHistory) else window
         run = one_run(task, strategy, size, workspace, meter)
         upto = min(at_lap, len(run.laps))
-        paid = bill(run.laps[:upto], meter=meter)
+        paid, done = bill(run.laps[:upto], meter=meter), Finish.of(family, run, meter)
         if base is None:
             if not isinstance(strategy, FullHistory):
                 raise ValueError(
                     "The first strategy must be full history: the shares are measured against it."
                 )
-            base = paid
+            base, base_done = paid, done
         last_desk = "\n".join(text_of(m) for m in run.laps[-1].sent).lower()
         kept = (
             task.rule is not None
@@ -159,6 +165,8 @@ def measure(
                 run.stopped,
                 run.database_target or "-",
                 sum(lap.summary_calls for lap in run.laps[:upto]),
+                done.paid.input / base_done.paid.input if done.finished else None,
+                done.paid.cost / base_done.paid.cost if done.finished else None,
             )
         )
     frontier(points)

@@ -8,7 +8,7 @@ run it from here, so the figures the lesson prints are the figures the benchmark
 * ``cumulative_dollars(laps)`` -- the bill so far after each lap, with prompt caching
 * ``break_even_lap(strategy_laps, full_laps)`` -- from which lap a strategy's bill so far stays at or
   below full history's: the session length at which managing the desk starts to pay
-* ``bill_race(strategies)`` -- full history and each strategy on a session of about 180 laps, billed lap
+* ``bill_race(strategies)`` -- full history and each strategy on a session of about 120 laps, billed lap
   by lap, with each one's break-even lap; ``plot_race`` draws it
 
 Left out: real prices (the lesson's illustrative ones, ``harness.cost.PRICES``) and the cache's lifetime.
@@ -138,7 +138,7 @@ def break_even_lap(
 
 # ---- the race: every strategy's bill, lap by lap, against full history's ----------------------------
 
-RACE_FILLERS = 160  # about 180 laps: long enough for compaction to pay back
+RACE_FILLERS = 100  # about 120 laps: long enough for the order of the strategies to change
 
 
 @dataclass

@@ -78,6 +78,32 @@ def test_the_long_session_is_billed_against_full_history(results):
     assert [g["result"] in ("PASS", "MISS") for g in long["goals"]] == [True, True]
 
 
+def test_every_strategy_is_billed_to_finish_the_task_beside_the_lap_figures(results):
+    """Only a fix on staging finishes; a run that did not has no bill to finish, and the goal says so."""
+    long = results[0]["strategies"]["long_session"]
+    for r in long["rows"]:
+        on_staging = r["stopped"] == "answered" and r["database"] == "staging"
+        assert (r["finished"] == "yes") == on_staging, r
+        if on_staging:
+            assert r["to finish input"] > 0 and r["to finish $"] > 0
+            assert r["finish_share_value"] > 0 and r["to finish share"].endswith("%")
+        else:
+            assert r["to finish input"] is None and r["to finish share"] == "-"
+    full = by_name(long["rows"])["full history (big window)"]
+    assert full["to finish share"] == "100%" and full["to finish $ share"] == "100%"
+    for g in long["goals"]:
+        assert "at lap" in g["goal"] and "to finish" in g["goal"]
+        assert g["finish share"] is None or g["finish share"] > 0
+    race = results[0]["break_even"]
+    finishers = {r["strategy"]: r["to finish $"] for r in race["rows"] if r["to finish $"]}
+    cheapest = race["cheapest to finish"]
+    # the winner is a finisher, and the cheapest of them (unless full history itself won)
+    if cheapest in finishers:
+        assert finishers[cheapest] == min(finishers.values())
+    cache = results[0]["cache_frontier"]["goal"]
+    assert "to finish" in cache["line"] or "never finished" in cache["line"]
+
+
 def test_the_speed_figures_and_goals_are_there(results):
     speed = results[0]["speed"]
     assert [s["laps"] for s in speed["sessions"]] == [25, 50, 100]

@@ -5,7 +5,8 @@ not been examined by the agent yet (its note on a file comes on the lap after th
 ("Opened X just before this summary; not yet examined"). With a verbatim tail the agent's own note on X is still
 on the desk, right after the summary; with ``tail_turns=0`` nothing is, so the agent reads X again: after every
 compaction it redoes the step it had just completed. ``run.rereads`` lists those files; in ``run.laps`` each
-compaction lap's action repeats the read of the lap before.
+compaction lap's action repeats the read of the lap before. Where the step just done was a search whose hits the
+agent had not read yet, a missing tail costs the task itself: ``tests/test_controls.py``.
 
 **The decision.** ``stage.tasks.decision_task`` puts two pending fixes in the workspace and has the user choose
 one, with a reason, at lap 2. The template's "Decisions" section keeps the choice; the vague prompt keeps the

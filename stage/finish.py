@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from harness.cost import PRICES, Bill, Prices, bill
 from harness.laps import Run
-from harness.loop import run_agent
+from harness.loop import bare_loop, run_agent
 from harness.tokens import Meter
 from stage.offline import OfflineModel
 
@@ -107,9 +107,10 @@ class Finish:
 
 
 def finish_bills(
-    task, strategies: dict, meter: Meter | None = None, max_laps: int = 200
+    task, strategies: dict, meter: Meter | None = None, max_laps: int = 200, loop=bare_loop
 ) -> list[Finish]:
     """Run ``task`` once per ``{name: (strategy, window)}`` with the offline model, each billed to its end.
+    ``loop`` runs every one of them (the class's own, from lesson 01, in the lessons).
 
     Example: finish_bills(file_reading_task(), {"full": (FullHistory(), 5000)})[0].why_not
     -> "hit the wall at lap 10"
@@ -125,6 +126,7 @@ def finish_bills(
             remarks=task.remarks,
             meter=meter,
             max_laps=max_laps,
+            loop=loop,
         )
         rows.append(Finish.of(name, run, meter))
     return rows

@@ -24,7 +24,7 @@ from pathlib import Path
 from harness.context import FullHistory, Strategy
 from harness.cost import PRICES, Prices, lap_bills
 from harness.laps import Lap, Run
-from harness.loop import run_agent
+from harness.loop import bare_loop, run_agent
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
 from stage.offline import OfflineModel
@@ -155,9 +155,11 @@ def bill_race(
     strategies: dict[str, tuple[Strategy, int]],
     fillers: int = RACE_FILLERS,
     meter: Meter | None = None,
+    loop=bare_loop,
 ) -> list[SessionBill]:
     """Full history (on a desk that never overflows) and each ``{name: (strategy, window)}``, on the long
-    session with ``fillers`` extra modules, each billed lap by lap. The first row is full history."""
+    session with ``fillers`` extra modules, each billed lap by lap. The first row is full history.
+    ``loop`` runs every one of them (the class's own, from lesson 01, in the lessons)."""
     meter = meter or Meter()
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -174,6 +176,7 @@ def bill_race(
                 remarks=LONG_TASK.remarks,
                 meter=meter,
                 max_laps=4 * fillers,
+                loop=loop,
             )
             rows.append(SessionBill(name, run, cumulative_dollars(run.laps, meter), None))
     for row in rows[1:]:

@@ -215,7 +215,9 @@ class Task:
 
     @property
     def in_class(self) -> bool:
-        return self.where.strip() == "in class"
+        """ "in class" or "in class (run and look)"; "in class if there is time" is homework."""
+        where = self.where.strip()
+        return where.startswith("in class") and "if there is time" not in where
 
 
 def exercise_tasks(lesson: Lesson) -> list[Task]:
@@ -223,7 +225,7 @@ def exercise_tasks(lesson: Lesson) -> list[Task]:
 
     Read from the solution notebook: its table (``| 3 · `token_bill` | in class | 5 min |``) says which
     tasks are done in class; the task's cells (from its ``## Task N`` heading to the next heading) are
-    what the student reads, runs and types. "in class if there is time" counts as homework.
+    what the student reads, runs and types.
     """
     path = lesson.entry.solution_path
     if not lesson.entry.exercise or not path.exists():

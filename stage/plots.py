@@ -314,6 +314,12 @@ class EndLabel(Annotation):
         self.group, self.y, self.fixed = group, y, fixed
         group.append(self)
 
+    def move_to(self, y: float, words: str | None = None):
+        """Follow the line to its new end: the anchor and the wanted height both move, never one alone."""
+        self.y, self.xy = y, (1, y)
+        if words is not None:
+            self.set_text(words)
+
     def draw(self, renderer):
         place(self.group, renderer)
         super().draw(renderer)

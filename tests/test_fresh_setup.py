@@ -88,7 +88,7 @@ def test_the_fresh_environment_has_no_class_tools(fresh):
 
 
 def test_the_unit_tier_collects_without_an_error(fresh):
-    done = pytest_in(fresh, "--collect-only", "-q")
+    done = pytest_in(fresh, "--collect-only")  # pyproject's -q: one test id a line
     assert done.returncode == 0, f"collection failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
     collected = [line for line in done.stdout.splitlines() if "::" in line]
     assert len(collected) > 1000, f"only {len(collected)} unit tests collected"

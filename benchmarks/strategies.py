@@ -37,7 +37,7 @@ from harness.prompts import NAIVE_PROMPT
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.long_session import BIG_WINDOW, LONG_TASK, long_workspace
 from stage.tasks import Task, file_reading_task
 
@@ -151,7 +151,7 @@ def go(
 
     Example: go(file_reading_task(), FullHistory()).stopped -> "overflow"
     """
-    model = DeskModel(window=window, meter=meter or Meter())
+    model = OfflineModel(window=window, meter=meter or Meter())
     return run_agent(
         task.request,
         model,

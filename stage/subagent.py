@@ -147,7 +147,7 @@ def measure_delegation(
 ) -> DelegationMeasure:
     """Run ``request`` alone and with a ``delegate`` tool, same model kind, same strategy; compare.
 
-    Example: measure_delegation(task.request, lambda: DeskModel(window=20000)).peak_delegated
+    Example: measure_delegation(task.request, lambda: OfflineModel(window=20000)).peak_delegated
     -> a fraction of .peak_alone, because the files were read on the sub-agents' desks.
     """
     alone = run_agent(

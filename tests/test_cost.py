@@ -12,7 +12,7 @@ from harness.loop import run_agent
 from harness.messages import user
 from harness.tokens import Meter
 from stage.frontier import bill_without_summary
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 CHARS4 = Meter("chars4")
@@ -154,7 +154,7 @@ def test_breakpoints_are_the_last_message_and_the_newest_mark():
 
 @pytest.fixture(scope="module")
 def compacting_run():
-    model = DeskModel(window=5000)
+    model = OfflineModel(window=5000)
     return run_agent(file_reading_task().request, model, context=ThreeZoneCompaction(), max_laps=80)
 
 
@@ -175,7 +175,7 @@ def test_compaction_throws_the_cache_away(compacting_run):
 
 
 def test_full_history_reads_everything_but_the_newest_turn(meter):
-    model = DeskModel(window=100_000, meter=meter)
+    model = OfflineModel(window=100_000, meter=meter)
     run = run_agent(file_reading_task().request, model, context=FullHistory())
     bills = lap_bills(run.laps, meter=meter)
     for before, now, paid in zip(run.laps, run.laps[1:], bills[1:]):

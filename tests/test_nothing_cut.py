@@ -28,7 +28,7 @@ from harness.prompts import SYSTEM_PROMPT
 from harness.running_summary import RunningSummary
 from harness.strategies import STRATEGIES
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.pieces import class_piece
 from stage.picture import Picture
 from stage.plots import draw_desk, plot_tokens, shorter_forms, threshold_tokens
@@ -43,7 +43,7 @@ def runs():
     """One offline run per strategy on the class task: {name: (laps, threshold in tokens)}."""
     task, meter, made = file_reading_task(), Meter(), {}
     for name, make in STRATEGIES.items():
-        model, strategy = DeskModel(window=CLASS_WINDOW, meter=meter), make()
+        model, strategy = OfflineModel(window=CLASS_WINDOW, meter=meter), make()
         run = run_agent(
             task.request, model, context=strategy, remarks=task.remarks, max_laps=80, meter=meter
         )
@@ -200,7 +200,7 @@ def test_lesson_05s_two_sessions_each_line_named_once():
     meter = Meter()
 
     def session(request, system=SYSTEM_PROMPT):
-        model = DeskModel(window=CLASS_WINDOW, meter=meter)
+        model = OfflineModel(window=CLASS_WINDOW, meter=meter)
         return run_agent(request, model, context=RunningSummary(), system=system, meter=meter)
 
     loader = class_piece("load_claude_md", {}, quiet=True)

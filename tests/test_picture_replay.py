@@ -17,7 +17,7 @@ from harness.loop import run_agent
 from harness.strategies import STRATEGIES
 from harness.tokens import Meter
 from matplotlib.text import Text
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.picture import Picture
 from stage.plots import threshold_tokens
 from stage.tasks import file_reading_task
@@ -31,7 +31,7 @@ def runs():
     """One offline run per strategy on the class task: {name: (laps, threshold in tokens)}."""
     task, meter, made = file_reading_task(), Meter(), {}
     for name, make in STRATEGIES.items():
-        model, strategy = DeskModel(window=5000, meter=meter), make()
+        model, strategy = OfflineModel(window=5000, meter=meter), make()
         run = run_agent(
             task.request, model, context=strategy, remarks=task.remarks, max_laps=80, meter=meter
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from importlib import metadata
 
+from stage.palette import wrap_printed
 from stage.switch import describe_model, pick_model
 
 PACKAGES = ["anthropic", "tiktoken", "ipywidgets", "matplotlib", "jupyterlab"]
@@ -56,4 +57,4 @@ def setup_check(verbose: bool = True) -> dict:
 
 def _say(verbose: bool, ok: bool, text: str) -> None:
     if verbose:
-        print(("ok   " if ok else "FIX  ") + text)
+        print(wrap_printed(("ok   " if ok else "FIX  ") + text, indent="     "))

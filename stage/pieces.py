@@ -26,6 +26,7 @@ from harness.loop import run_agent
 from harness.memory import load_claude_md
 from harness.messages import assistant, user
 from harness.running_summary import fold
+from stage.palette import wrap_printed
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def class_piece(name: str, namespace: dict, quiet: bool = False) -> Callable:
     chosen, line = _choose(name, piece, mine)
     state = (id(mine), line)
     if not quiet and _said.get(name) != state:
-        print(line)
+        print(wrap_printed(line))
         _said[name] = state
     return chosen
 

@@ -168,21 +168,21 @@ class Records:
         self.lap.total_output = before.total_output if before else 0
         return self.lap
 
-    def desk(self, desk) -> None:
+    def note_desk(self, desk) -> None:
         """What the strategy chose (an ``Assembly``): the messages, their zones, its summary calls."""
         lap = self.lap
         lap.kind, lap.event, lap.summary = desk.kind, desk.event, desk.summary
         lap.sent, lap.zones = desk.messages, desk.zones
         lap.summary_calls += desk.summary_calls
         lap.model_calls += desk.summary_calls
-        self.sent(self.system, desk.messages)
+        self.note_request(self.system, desk.messages)
         self.bill(desk.summary_input, desk.summary_output)
 
-    def sent(self, system: str, messages: list[dict]) -> None:
+    def note_request(self, system: str, messages: list[dict]) -> None:
         """The size of the request as sent (a loop may send another system prompt than it was given)."""
         self.lap.assembled_tokens = self.meter.total(messages, system=system, tools=self.tools)
 
-    def paid(self, usage: dict) -> None:
+    def note_reply(self, usage: dict) -> None:
         """The model answered: one more call, billed as the provider says."""
         self.lap.model_calls += 1
         self.lap.usage = dict(usage)  # Claude's cache counts stay in it for harness.cost
@@ -194,7 +194,7 @@ class Records:
         self.lap.total_input += tokens_in
         self.lap.total_output += tokens_out
 
-    def acted(self, call: dict) -> None:
+    def note_action(self, call: dict) -> None:
         """A tool call, as the table shows it: 'read_file app/auth.py' (cut at 200 characters)."""
         self.take_in(
             self.run.history

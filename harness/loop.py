@@ -22,13 +22,8 @@ import inspect
 from pathlib import Path
 from typing import Callable
 
-from harness.context import (
-    Assembly,
-    CompactionFailed,
-    FullHistory,
-    PieceFailed,
-    Strategy,
-)
+from harness.context import Assembly, CompactionFailed, FullHistory, Strategy
+from harness.guards import PieceFailed
 from harness.laps import Did, Lap, Records, Run, Stopped
 from harness.messages import assistant, tool_uses, user
 from harness.model import ContextOverflow, Model, ModelError, Reply
@@ -190,7 +185,7 @@ class Bookkeeping:
 
     def chose(self, chosen) -> Assembly:
         self.desk = _as_assembly(chosen)
-        self.records.desk(self.desk)
+        self.records.note_desk(self.desk)
         return self.desk
 
     def make_room(self, messages: list[dict]) -> Assembly | None:
@@ -233,7 +228,7 @@ class _RecordedModel:
             else:
                 books.new_lap(books.records.run.history)
             books.chose(list(messages))
-        books.records.sent(system, messages)
+        books.records.note_request(system, messages)
         try:
             reply = self.inner.reply(system, messages, tools, max_tokens=limit)
         except ContextOverflow:
@@ -241,7 +236,7 @@ class _RecordedModel:
             if desk is None:
                 raise
             reply = self.inner.reply(system, desk.messages, tools, max_tokens=limit)
-        books.records.paid(reply.usage)
+        books.records.note_reply(reply.usage)
         books.desk = None  # the next request belongs to the next lap
         return reply
 
@@ -253,7 +248,7 @@ class _RecordedTools:
         self.records, self.inner, self.schemas = records, tools, tools.schemas
 
     def run(self, call: dict) -> dict:
-        self.records.acted(call)
+        self.records.note_action(call)
         return self.inner.run(call)
 
 

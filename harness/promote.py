@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from harness.tools import ToolError
+from harness.sandbox import ToolError
 
 
 class MemoryFileError(Exception):
@@ -91,7 +91,7 @@ def append_to_memory(memory_path: str | Path, facts: list[str]) -> list[str]:
             added.append(f"- {one_line(fact).lstrip('-*• ')}")
     if added:
         joint = "" if not old or old.endswith("\n") else "\n"
-        _write_atomically(path, old + joint + "\n".join(added) + "\n")
+        write_atomically(path, old + joint + "\n".join(added) + "\n")
     return added
 
 
@@ -132,7 +132,7 @@ def _read_for_update(path: Path) -> str:
         ) from None
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
     """Write a temporary file beside ``path``, then swap it in.
 
     Readers see the old file or the new one, never half of it; on failure the old file stays as it was.

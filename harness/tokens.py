@@ -126,9 +126,3 @@ class Meter:
         if tools:
             fixed += self.text(json.dumps(tools, sort_keys=True))
         return fixed + sum(self.count(m) for m in messages)
-
-
-def naive_total(messages: list[dict], counter: str = "tiktoken") -> int:
-    """The same total without any cache: re-tokenizes everything (for the benchmark's comparison)."""
-    count_text = COUNTERS[counter]
-    return sum(count_text(text_of(m)) + PER_MESSAGE_OVERHEAD for m in messages)

@@ -9,8 +9,8 @@ sends the same breakpoints):
 * Summary calls send a fresh prompt with no breakpoint: their input is billed at the base price.
 * When a lap carries the provider's own counts (Claude's ``cache_read_input_tokens`` and
   ``cache_creation_input_tokens`` in ``usage``), those are billed instead of the model.
-* When ``usage`` lists ``iterations`` (server-side compaction does), every pass is billed: the top-level
-  figures leave the summarizing pass out, so a bill built from them alone is too low (``laps.passes``).
+* When a reply cost more than its top-level figures show (``usage["billed"]``: server-side compaction
+  adds a summarizing pass), the extra is billed like a summary call (``laps.billed_counts``).
 
 Left out: batch discounts and long-context prices. Token counts are the run's own: with the offline
 model they are exactly what it billed; with Claude but no cache counts in the reply, the split of a
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from harness.cache import PromptCache
-from harness.laps import Lap, passes
+from harness.laps import CACHE_COUNTS, Lap, billed_counts
 from harness.tokens import Meter
 
 
@@ -104,9 +104,7 @@ def split_input(lap: Lap) -> tuple[int, int]:
     if counted:
         request = sum(counted)
         return request, max(0, lap.billed_input - request)
-    if "iterations" in (
-        lap.usage or {}
-    ):  # the top level is the request; the other passes come on top
+    if "billed" in (lap.usage or {}):  # the top level is the request; the rest comes on top
         request = min(lap.usage.get("input_tokens", 0), lap.billed_input)
         return request, lap.billed_input - request
     if not lap.summary_calls:
@@ -119,14 +117,12 @@ def provider_counts(lap: Lap) -> tuple[int, int, int] | None:
     """(read, write, uncached) of the lap's own request as the provider reported them, if it did.
 
     Claude's usage carries ``cache_read_input_tokens`` and ``cache_creation_input_tokens``; its
-    ``input_tokens`` are the rest, after the last breakpoint; summed over ``iterations`` when it lists
-    them. The offline model reports none.
+    ``input_tokens`` are the rest, after the last breakpoint. The offline model reports none.
     """
-    spent = passes(lap.usage or {})
-    if not any("cache_read_input_tokens" in p or "cache_creation_input_tokens" in p for p in spent):
+    counts = billed_counts(lap.usage or {})
+    if not any(k in counts for k in CACHE_COUNTS):
         return None
-    kinds = ("cache_read_input_tokens", "cache_creation_input_tokens", "input_tokens")
-    return tuple(sum(p.get(k) or 0 for p in spent) for k in kinds)
+    return tuple(counts.get(k) or 0 for k in (*CACHE_COUNTS, "input_tokens"))
 
 
 def fixed_tokens(lap: Lap, meter: Meter) -> int:

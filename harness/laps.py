@@ -233,22 +233,22 @@ class Records:
 
 # ---- what one reply cost ---------------------------------------------------------------------------
 
+CACHE_COUNTS = ("cache_read_input_tokens", "cache_creation_input_tokens")
 
-def passes(usage: dict) -> list[dict]:
-    """The sampling passes one reply was billed for: Claude's ``usage["iterations"]`` when it lists
-    them, else the usage itself. With server-side compaction the summarizing pass is one of them, and
-    the top-level figures leave it out. Example: {"input_tokens": 900, "iterations": [compaction 5000
-    in, message 900 in]} -> the two iterations."""
-    return usage.get("iterations") or [usage]
+
+def billed_counts(usage: dict) -> dict:
+    """The token counts a reply was billed for: its usage, or ``usage["billed"]`` when the backend says
+    the reply cost more than its top-level figures show (Claude's server-side compaction bills a
+    summarizing pass beside the answer; ``stage.claude`` adds it up)."""
+    return usage.get("billed") or usage
 
 
 def billed_tokens(usage: dict) -> tuple[int, int]:
-    """(input, output) tokens one reply costs, summed over its passes; cache reads and writes count
-    as input (Claude's ``input_tokens`` leaves them out). Example: iterations of 5,000 + 900 in ->
-    (5900, ...)"""
-    cached = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-    spent = passes(usage)
+    """(input, output) tokens one reply costs; cache reads and writes count as input (Claude's
+    ``input_tokens`` leaves them out). Example: {"input_tokens": 900, "cache_read_input_tokens": 200,
+    "output_tokens": 40} -> (1100, 40)"""
+    counts = billed_counts(usage)
     return (
-        sum(p.get(k) or 0 for p in spent for k in cached),
-        sum(p.get("output_tokens") or 0 for p in spent),
+        sum(counts.get(k) or 0 for k in ("input_tokens", *CACHE_COUNTS)),
+        counts.get("output_tokens") or 0,
     )

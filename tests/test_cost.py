@@ -9,6 +9,7 @@ from harness.laps import Lap
 from harness.loop import run_agent
 from harness.messages import user
 from harness.tokens import Meter
+from stage.claude import with_billed
 from stage.frontier import bill_without_summary
 from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
@@ -192,14 +193,16 @@ def test_passes_without_cache_counts_bill_the_extra_pass_as_a_fresh_prompt():
     request, modelled through the cache as usual; the compaction pass (500 in) is billed uncached, like a
     summary call. Lap 2 sends [A, B, C] (400): it reads lap 1's front (200) and writes 200."""
     second = lap(2, [A, B, C], 900)
-    second.usage = {
-        "input_tokens": 400,
-        "output_tokens": 50,
-        "iterations": [
-            {"type": "compaction", "input_tokens": 500, "output_tokens": 60},
-            {"type": "message", "input_tokens": 400, "output_tokens": 50},
-        ],
-    }
+    second.usage = with_billed(
+        {
+            "input_tokens": 400,
+            "output_tokens": 50,
+            "iterations": [
+                {"type": "compaction", "input_tokens": 500, "output_tokens": 60},
+                {"type": "message", "input_tokens": 400, "output_tokens": 50},
+            ],
+        }
+    )
     bills = lap_bills([lap(1, [A], 200), second], meter=CHARS4)
     assert (bills[1].read, bills[1].write, bills[1].uncached) == (200, 200, 500)
     assert bills[1].input == 900

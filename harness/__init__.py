@@ -38,7 +38,7 @@ The lessons' words and the code's names (``notebooks/GLOSSARY.md`` defines the w
 * *summary card* -- ``Summary.card``, the zone "summary"; *compaction template* -- ``COMPACTION_TEMPLATE``
 * *running summary*, *fold* -- ``RunningSummary``, ``fold``; *standing constraint* -- a rule the
   template always carries
-* *what a lap did* -- ``Did`` (``Lap.kind``); *why a run stopped* -- ``Stopped`` (``Run.stopped``)
+* what a lap did -- ``Did`` (``Lap.kind``); why a run stopped -- ``Stopped`` (``Run.stopped``)
 * *memory*, *CLAUDE.md*, *promote* -- ``load_memory``, ``load_claude_md``, ``promote``
 
 Everything around the lesson (the offline model, the Claude backend and the model switch, the pictures

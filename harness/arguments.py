@@ -41,9 +41,8 @@ def checked(name: str, schema: dict, given) -> dict:
             f"bad arguments for {name}: unknown field {str(unknown[0])[:80]!r}; "
             f"it takes {', '.join(fields) or 'no fields'}."
         )
-    missing = [
-        key for key in required if key not in given
-    ]  # required wins over a default: never guess
+    # required wins over a default: never guess
+    missing = [key for key in required if key not in given]
     if missing:
         raise ToolError(f"bad arguments for {name}: {missing[0]!r} is required.")
     arguments = {

@@ -114,9 +114,8 @@ class PromptCache:
         marks = breakpoints(messages)
         for b in marks:
             looked = 0
-            for j in range(
-                b, -1, -1
-            ):  # the front up to message j, walking back from the breakpoint
+            # the front up to message j, walking back from the breakpoint
+            for j in range(b, -1, -1):
                 if keys[j] in self.entries:
                     read = max(read, front[j])
                     break

@@ -155,9 +155,8 @@ class ClearThenCompact(Strategy):
         last_still = (
             (waiting[0] - 1 if waiting else len(history) - 1) - start + len(head) + len(card)
         )
-        if (
-            0 <= last_still < len(messages) - 1
-        ):  # the last message gets its breakpoint from the backend
+        # the last message gets its breakpoint from the backend
+        if 0 <= last_still < len(messages) - 1:
             messages[last_still] = mark(messages[last_still])
         return Assembly(messages, zones, summary=self.summary.text)
 

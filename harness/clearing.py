@@ -30,7 +30,7 @@ class Pointers:
     def of(self, history: list[dict], i: int) -> dict:
         original = history[i]
         made = self.made.get(id(original))
-        if made and made[0] is original:
+        if made and made[0] is original:  # the same object every lap: a prompt cache needs that
             return made[1]
         calls = {b["id"]: b for b in tool_uses(history[i - 1])}
         lap = sum(m["role"] == "assistant" for m in history[:i])  # the lap whose reply asked for it
@@ -84,9 +84,8 @@ class ClearToolResults(Strategy):
     def assemble(self, history, *, lap=0, system="", tools=None, meter=None, model=None, **_):
         messages, to_clear = self._clear(history)
         newly, self._count = len(to_clear) - self._count, len(to_clear)
-        if (
-            self.fallback and meter is not None and model is not None
-        ):  # compacts only when clearing cannot hold
+        # compacts only when clearing cannot hold
+        if self.fallback and meter is not None and model is not None:
             desk = self._zoned(
                 self.fallback.assemble(
                     messages, lap=lap, system=system, tools=tools, meter=meter, model=model
@@ -118,6 +117,7 @@ class ClearToolResults(Strategy):
     def _clear(self, history) -> tuple[list[dict], set[int]]:
         """The history with old tool results as pointers (same length, same positions), and which were cleared."""
         with_results = [i for i, m in enumerate(history) if tool_results(m)]
+        # the newest tail_turns results stay whole: the agent is still working from them
         to_clear = set(with_results[: -self.tail_turns] if self.tail_turns else with_results)
         return [
             self.pointers.of(history, i) if i in to_clear else m for i, m in enumerate(history)

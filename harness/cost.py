@@ -97,7 +97,7 @@ def split_input(lap: Lap) -> tuple[int, int]:
     before it costs anything). Example: a compacting lap that billed 3,400 in, 2,900 of them sent
     -> (2900, 500).
     """
-    asked = lap.model_calls > lap.summary_calls
+    asked = lap.model_calls > lap.summary_calls  # a refused request costs nothing
     if not asked:
         return 0, lap.billed_input
     counted = provider_counts(lap)
@@ -157,7 +157,7 @@ def lap_bills(
             read, write, fresh = counted
         elif request:
             read, write = cache.send(lap.sent, [meter.count(m) for m in lap.sent])
-            read = min(read, request)
+            read = min(read, request)  # never more than the request the lap was billed for
             write = request - read
         uncached, out = summary_in + fresh, lap.billed_output
         bills.append(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Callable
 
 from harness.messages import text_of, tool_results, tool_uses, user
 from harness.tokens import Meter
@@ -112,6 +113,7 @@ class Run:
 # ---- keeping the records while the loop runs ---------------------------------------------------------
 
 
+@dataclass
 class Records:
     """The records of one run as it goes: the raw history taken in, one ``Lap`` per lap, the bill.
 
@@ -120,29 +122,20 @@ class Records:
     look: each new message is counted once (a running sum, O(1) a lap) and written to the transcript.
     """
 
-    def __init__(
-        self,
-        run: Run,
-        *,
-        meter: Meter,
-        system: str,
-        tools: list[dict],
-        window: int,
-        remarks: dict[int, str],
-        on_lap,
-        transcript: Transcript | None,
-    ):
-        self.run, self.meter, self.system, self.tools, self.window = (
-            run,
-            meter,
-            system,
-            tools,
-            window,
-        )
-        self.remarks, self.on_lap, self.transcript = remarks, on_lap, transcript
-        self.raw = meter.total([], system=system, tools=tools)  # tokens of the whole raw history
-        self.seen = 0  # how many messages of the history have been taken in
-        self.lap: Lap | None = None  # the lap being filled in
+    run: Run
+    meter: Meter
+    system: str  # the system prompt run_agent was given
+    tools: list[dict]  # the tool schemas: sent on every request, so counted in every size
+    window: int
+    remarks: dict[int, str]  # lap -> what the user says beside that lap's tool results
+    on_lap: Callable[[Lap], None] | None = None  # hears each finished lap: a plot, a table, a check
+    transcript: Transcript | None = None
+    raw: int = 0  # tokens of the whole raw history, kept as a running sum
+    seen: int = 0  # how many messages of the history have been taken in
+    lap: Lap | None = None  # the lap being filled in
+
+    def __post_init__(self):
+        self.raw = self.meter.total([], system=self.system, tools=self.tools)
 
     def take_in(self, history: list[dict]) -> None:
         """Count and save every message appended since the last look; a remark joins its lap's results."""
@@ -196,9 +189,8 @@ class Records:
 
     def note_action(self, call: dict) -> None:
         """A tool call, as the table shows it: 'read_file app/auth.py' (cut at 200 characters)."""
-        self.take_in(
-            self.run.history
-        )  # the reply is in the history now: on disk before the tool runs
+        # the reply is in the history now: on disk before the tool runs
+        self.take_in(self.run.history)
         given = call.get("input")
         args = given.values() if isinstance(given, dict) else [given or ""]
         self.lap.actions.append(

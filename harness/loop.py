@@ -147,16 +147,7 @@ class Bookkeeping:
     tells ``records`` what happened. A loop that never calls ``assemble`` still gets a record per lap.
     """
 
-    def __init__(
-        self,
-        records: Records,
-        context: Strategy,
-        model: Model,
-        tools: Toolbox,
-        *,
-        max_laps,
-        max_tokens,
-    ):
+    def __init__(self, records: Records, context: Strategy, model, tools, *, max_laps, max_tokens):
         self.records, self.context, self.max_laps = records, context, max_laps
         self.model = _RecordedModel(self, model, max_tokens)
         self.tools = _RecordedTools(records, tools)

@@ -148,9 +148,8 @@ def imports_in(text: str) -> list[str]:
     for line in text.splitlines():
         opening = FENCE.match(line)
         if opening and (fence is None or opening.group(1)[0] == fence):
-            fence = (
-                None if fence else opening.group(1)[0]
-            )  # a fence opens, or the same kind closes it
+            # a fence opens, or the same kind closes it
+            fence = None if fence else opening.group(1)[0]
             continue
         if fence:
             continue

@@ -49,7 +49,7 @@ READABLE = (
     "text",
     "tool_use",
     "tool_result",
-)  # other blocks (a server's compaction block) carry no text
+)  # other blocks (a server's summary block) hold no text
 
 
 def block_text(block: dict) -> str:
@@ -102,7 +102,7 @@ def pair_problems(messages: list[dict]) -> list[str]:
     if messages and messages[0]["role"] != "user":
         problems.append("the first message is not a user message")
     for i, message in enumerate(messages):
-        asked = {b["id"] for b in tool_uses(messages[i - 1])} if i > 0 else set()
+        asked = {b["id"] for b in tool_uses(messages[i - 1])} if i > 0 else set()  # just before
         for block in tool_results(message):
             if block["tool_use_id"] not in asked:
                 problems.append(

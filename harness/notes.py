@@ -48,6 +48,7 @@ def recall(folder: str | Path, request: str, k: int = 3) -> list[Note]:
     -> [the email note]
     """
     wanted = keywords(request)
+    # the score is plain word overlap: no embeddings, no index (what a richer harness would add)
     scored = [Note(n.path, n.text, len(keywords(n.text) & wanted)) for n in read_notes(folder)]
     return sorted((n for n in scored if n.score > 0), key=lambda n: (-n.score, n.path.name))[:k]
 

@@ -86,7 +86,7 @@ def append_to_memory(memory_path: str | Path, facts: list[str]) -> list[str]:
     added = []
     for fact in facts:
         key = normalise(fact)
-        if key and key not in known:
+        if key and key not in known:  # the same rule twice would be paid for twice, every lap
             known.add(key)
             added.append(f"- {one_line(fact).lstrip('-*• ')}")
     if added:
@@ -151,11 +151,10 @@ def write_atomically(path: Path, text: str) -> None:
             file.write(text)
             file.flush()
             os.fsync(file.fileno())
-        mode = (
-            stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-        )  # keep the file's permissions
+        # keep the file's permissions
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        os.replace(temporary, path)  # atomic: a reader sees the old file or the new, never half
     except OSError as problem:
         Path(temporary).unlink(missing_ok=True)
         raise MemoryFileError(

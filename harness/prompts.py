@@ -63,9 +63,8 @@ def compaction_prompt(
 ) -> str:
     """Fill a compaction prompt. ``focus`` is what a person typed after ``/compact`` (may be empty)."""
     focus_line = f"Focus on {focus.strip()} first." if focus.strip() else ""
-    return template.format(
-        transcript=transcript, max_words=max_words, focus=focus_line
-    )  # unused keys are ignored
+    # unused keys are ignored
+    return template.format(transcript=transcript, max_words=max_words, focus=focus_line)
 
 
 def fold_prompt(

@@ -65,6 +65,7 @@ class RunningSummary(ThreeZoneCompaction):
         self.fold = fold or partial(_reference_fold, max_words=max_words, template=prompt)
 
     def assemble(self, history, *, lap=0, model, **_):
+        # fired by count, not size: a fold every chunk_turns turns keeps the desk about flat
         starts = turn_starts(history, start=max(self.summary.verbatim_from, 1))
         if len(starts) < self.tail_turns + self.chunk_turns:  # not a whole chunk yet
             return self.current(history)

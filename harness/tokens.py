@@ -106,7 +106,7 @@ class Meter:
 
     def count(self, message: dict) -> int:
         """Tokens of one message, counted once and then remembered."""
-        hit = self._cache.get(id(message))
+        hit = self._cache.get(id(message))  # messages are never edited, so a count never goes stale
         if hit is not None and hit[0] is message:
             return hit[1]
         self.tokenized += 1

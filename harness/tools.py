@@ -133,7 +133,7 @@ class Toolbox:
         try:
             schema = self._schema_for(name)
             arguments = checked(name, schema, call.get("input"))
-            text = getattr(self, f"_tool_{name}")(**arguments)
+            text = getattr(self, f"_tool_{name}")(**arguments)  # list_files -> _tool_list_files
             return _result(tool_use_id, _cap(text))
         except ToolError as problem:
             return _result(tool_use_id, f"Error: {problem}", error=True)
@@ -164,9 +164,8 @@ class Toolbox:
         self, path: str, offset: int | None = None, limit: int | None = None
     ) -> str:
         file = self.resolve(path)
-        if (
-            file.is_dir()
-        ):  # a folder where a file was expected: say what is in it instead of failing
+        # a folder where a file was expected: say what is in it instead of failing
+        if file.is_dir():
             return f"{path!r} is a folder, not a file. Its files:\n" + self._tool_list_files(path)
         if not file.is_file():
             raise ToolError(f"There is no file {path!r} in the workspace.")
@@ -184,19 +183,17 @@ class Toolbox:
             raise ToolError(
                 f"{path!r} has {len(lines)} lines; offset counts from line 1 and limit is at least 1."
             )
+        # A long file is shown in parts of whole lines, as many as fit; the note under a part says
+        # which lines it holds and where to read on (a model cannot see what was cut otherwise).
         shown, size, last = [], 0, first - 1
-        for last in range(
-            first, min(first + count - 1, len(lines)) + 1
-        ):  # whole lines, as many as fit
+        for last in range(first, min(first + count - 1, len(lines)) + 1):
             shown.append(f"{last:>4}  {lines[last - 1]}"[: MAX_RESULT_CHARS - 100])
             size += len(shown[-1]) + 1
             if size > MAX_RESULT_CHARS - 100 and len(shown) > 1:
                 shown, last = shown[:-1], last - 1
                 break
         name, whole = str(file.relative_to(self.root)), first == 1 and last >= len(lines)
-        self.reads.append(
-            name if whole else f"{name}:{first}-{last}"
-        )  # a part is named by its lines
+        self.reads.append(name if whole else f"{name}:{first}-{last}")
         more = f"; to read on: offset={last + 1}" if last < len(lines) else ""
         return (
             "\n".join(

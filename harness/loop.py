@@ -215,9 +215,7 @@ class _RecordedModel:
         self, system: str, messages: list[dict], tools: list[dict], max_tokens: int | None = None
     ) -> Reply:
         bookkeeping, limit = self.bookkeeping, max_tokens or self.max_tokens
-        if (
-            bookkeeping.desk is None
-        ):  # the loop did not ask assemble: a lap all the same, desk whole
+        if bookkeeping.desk is None:  # the loop never asked assemble: a lap all the same
             if len(messages) >= bookkeeping.records.seen:  # it sent the history itself: take it in
                 bookkeeping.new_lap(messages)
             else:

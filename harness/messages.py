@@ -45,11 +45,7 @@ def text_of(message: dict) -> str:
     return "\n".join(block_text(b) for b in blocks_of(message) if b.get("type") in READABLE)
 
 
-READABLE = (
-    "text",
-    "tool_use",
-    "tool_result",
-)  # other blocks (a server's summary block) hold no text
+READABLE = ("text", "tool_use", "tool_result")  # other blocks (a server's summary) hold no text
 
 
 def block_text(block: dict) -> str:

@@ -223,7 +223,7 @@ def test_lesson_05s_two_sessions_each_line_named_once():
 
 
 def test_lesson_04s_bill_race():
-    from harness.cache_aware import ClearThenCompact
+    from harness.clear_then_compact import ClearThenCompact
     from harness.compaction import ThreeZoneCompaction
     from stage.long_session import bill_race, plot_race
 

@@ -42,7 +42,8 @@ from pathlib import Path
 
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.model import CLASS_WINDOW
 from harness.prompts import NAIVE_PROMPT

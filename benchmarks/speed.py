@@ -7,7 +7,7 @@ Five measurements, all offline:
 1. **Per-lap overhead** on the class task: the time of ``run_agent`` split into the model's replies
    (summary calls included), the tools, and the rest -- the harness (strategy, meter, bookkeeping).
 2. **The meter's cache**: over a 500-lap session, counting the whole history every lap with the
-   incremental ``Meter`` against re-tokenizing it every lap (``harness.tokens.naive_total``).
+   incremental ``Meter`` against re-tokenizing it every lap (``naive_total`` below).
 3. **Long sessions**: 500, 1,000 and 2,000 laps. Time per lap should stay flat (linear growth).
 4. **The dashboard's picture**: its first draw and its redraw per lap, each beside a plain matplotlib draw
    of the same figure in the same run (``benchmarks.redraw``).
@@ -34,13 +34,22 @@ from pathlib import Path
 from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
 from harness.running_summary import RunningSummary
-from harness.tokens import Meter, cl100k, naive_total
+from harness.messages import text_of
+from harness.tokens import COUNTERS, PER_MESSAGE_OVERHEAD, Meter, cl100k
 from harness.tools import Toolbox
 from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 REPO = Path(__file__).resolve().parent.parent
 clock = time.process_time  # CPU seconds of this process: other programs do not count
+
+
+def naive_total(messages: list[dict], counter: str = "tiktoken") -> int:
+    """What ``Meter.total`` returns, without its cache: every message re-tokenized, every time."""
+    count_text = COUNTERS[counter]
+    return sum(count_text(text_of(m)) + PER_MESSAGE_OVERHEAD for m in messages)
+
+
 GOALS = {
     "meter speed-up": 20.0,
     "2,000 laps in seconds": 10.0,

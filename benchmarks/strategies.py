@@ -24,10 +24,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.compare import table
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.cost import bill
 from harness.laps import Run
 from harness.loop import run_agent

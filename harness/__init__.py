@@ -1,25 +1,47 @@
 """Context Desk's harness: the lesson. A small agent loop and the pieces the class learns, one idea a module.
 
-Read them in this order:
+Read them in this order; each module imports only modules above it (``tests/test_layout.py`` checks):
 
-* ``messages``   -- the message array (the desk) and the tool-pair rule
-* ``tokens``     -- counting: chars/4, the cl100k tokenizer offline, a cached meter
-* ``model``      -- the one protocol every model speaks, and its two errors
-* ``tools``      -- the agent's tools, sandboxed to one workspace folder
-* ``laps``       -- what a run leaves: a record per lap, the run, and the words for what happened
-* ``transcript`` -- the raw history on disk, one JSON line per message
-* ``prompts``    -- the system prompt and the summary prompts
-* ``context``    -- what is sent each lap: full history, the sliding window
-* ``loop``       -- the bare loop (assemble, call, append, run tools, repeat) and ``run_agent``
-* ``compaction`` -- three zones: pinned head, summarized middle, verbatim tail
-* ``running_summary`` -- the living summary, folded every few turns
-* ``clearing``   -- old tool results swapped for pointers
-* ``cache_aware`` -- where cache breakpoints go, and clear-first-then-compact
-* ``strategies`` -- every strategy by name, and the desk's settings in one object
-* ``memory``, ``promote``, ``notes`` -- CLAUDE.md: loading, writing into it, recalled notes
-* ``cost``       -- the token bill, with prompt caching
+* ``messages``        -- the message array, the tool-pair rule, turns, a message as text
+* ``tokens``          -- counting: chars/4, the cl100k tokenizer offline, a cached meter
+* ``model``           -- the one protocol every model speaks, and its two errors
+* ``sandbox``         -- every path a tool is given stays inside the workspace
+* ``arguments``       -- a tool call's arguments, checked against its schema
+* ``tools``           -- the agent's five tools over one workspace folder
+* ``transcript``      -- the raw history on disk, one JSON line per message
+* ``laps``            -- what a run leaves: a record per lap, the run, the words for what happened
+* ``prompts``         -- the system prompt and the summary prompts
+* ``context``         -- what a strategy is; the simplest one: send the full history
+* ``guards``          -- a piece the class wrote that breaks stops the run cleanly, saying why
+* ``loop``            -- the bare loop (lesson 01), and ``run_agent``: the same loop, its records kept
+* ``sliding_window``  -- lesson 02: keep the newest messages that fit
+* ``summarizing``     -- the summary call every summarizing strategy shares
+* ``compaction``      -- lesson 03: pinned head, summarized middle, verbatim tail
+* ``running_summary`` -- lesson 04: one living summary, folded every few turns
+* ``clearing``        -- old tool results swapped for pointers
+* ``cache``           -- prompt caching: where breakpoints go, what a request reads from the cache
+* ``clear_then_compact`` -- clear first, compact rarely and deeply: the cache kept warm
+* ``strategies``      -- every strategy by name, and the dashboard's settings
+* ``memory``          -- lesson 05: CLAUDE.md loaded into every session's system prompt
+* ``promote``         -- writing a rule into CLAUDE.md, safely
+* ``notes``           -- recalled notes: many small memory files, only the matching few loaded
+* ``cost``            -- the token bill, with prompt caching
 
-Everything around the lesson (the offline desk model, the Claude backend and the model switch, the
-pictures and widgets, verdicts, test servers) is the stage, in the sibling package ``stage``.
-Nothing here imports it.
+The lessons' words and the code's names (``notebooks/GLOSSARY.md`` defines the words):
+
+* *desk* -- the messages sent on one lap: ``desk`` in ``bare_loop``, ``Assembly.messages``, ``Lap.sent``
+* *raw history* -- every message of the session, never shortened: ``history``, ``Run.history``
+* *lap* -- one pass of the loop (assemble, call, run the tools): ``Lap``, ``max_laps``, ``Lap.number``
+* *turn* -- what one lap adds: the reply and its tool results: ``turn_starts``, ``tail_turns``
+* *context window* -- ``model.window``; *threshold* -- ``threshold``, a fraction of the usable window
+* *pinned head*, *middle*, *verbatim tail* -- ``three_zones``, the zones "head", "middle", "tail"
+* *summary card* -- ``Summary.card``, the zone "summary"; *compaction template* -- ``COMPACTION_TEMPLATE``
+* *running summary*, *fold* -- ``RunningSummary``, ``fold``; *standing constraint* -- a rule the
+  template always carries
+* what a lap did -- ``Did`` (``Lap.kind``); why a run stopped -- ``Stopped`` (``Run.stopped``)
+* *memory*, *CLAUDE.md*, *promote* -- ``load_memory``, ``load_claude_md``, ``promote``
+
+Everything around the lesson (the offline model, the Claude backend and the model switch, the pictures
+and widgets, verdicts, test servers) is the stage, in the sibling package ``stage``. Nothing here
+imports it.
 """

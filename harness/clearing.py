@@ -3,7 +3,7 @@
 A cleared result becomes a one-line pointer ("[cleared: read_file app/db.py ...]"): a file can be read
 again, so the desk only needs to know where it was. The model's own notes stay whole. ``Pointers`` makes
 each cleared copy once and hands back the same object every lap, which a prompt cache needs; it is shared
-with ``harness.cache_aware.ClearThenCompact``.
+with ``harness.clear_then_compact.ClearThenCompact``.
 Left out: clearing the model's thinking, and choosing what to clear by relevance instead of age.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from harness.compaction import ThreeZoneCompaction
 from harness.context import Assembly, Strategy
+from harness.laps import Did
 from harness.messages import blocks_of, tool_results, tool_uses
 
 
@@ -29,15 +30,16 @@ class Pointers:
     def of(self, history: list[dict], i: int) -> dict:
         original = history[i]
         made = self.made.get(id(original))
-        if made and made[0] is original:
+        if made and made[0] is original:  # the same object every lap: a prompt cache needs that
             return made[1]
         calls = {b["id"]: b for b in tool_uses(history[i - 1])}
+        lap = sum(m["role"] == "assistant" for m in history[:i])  # the lap whose reply asked for it
         blocks = []
         for block in blocks_of(original):
             if block.get("type") == "tool_result":
                 call = calls.get(block["tool_use_id"], {"name": "tool", "input": {}})
                 what = " ".join(str(v) for v in call["input"].values())
-                later = f" at lap {i // 2} — call it again for the details" if self.detail else ""
+                later = f" at lap {lap} — call it again for the details" if self.detail else ""
                 block = {
                     **block,
                     "content": f"[cleared: {call['name']} {what}".rstrip() + later + "]",
@@ -74,10 +76,6 @@ class ClearToolResults(Strategy):
         )
         self.start()
 
-    @classmethod
-    def from_settings(cls, settings):
-        return cls(tail_turns=settings.tail_turns)
-
     def start(self):
         self.pointers, self._count = Pointers(detail=True), 0
         if self.fallback:
@@ -86,9 +84,8 @@ class ClearToolResults(Strategy):
     def assemble(self, history, *, lap=0, system="", tools=None, meter=None, model=None, **_):
         messages, to_clear = self._clear(history)
         newly, self._count = len(to_clear) - self._count, len(to_clear)
-        if (
-            self.fallback and meter is not None and model is not None
-        ):  # compacts only when clearing cannot hold
+        # compacts only when clearing cannot hold
+        if self.fallback and meter is not None and model is not None:
             desk = self._zoned(
                 self.fallback.assemble(
                     messages, lap=lap, system=system, tools=tools, meter=meter, model=model
@@ -100,11 +97,9 @@ class ClearToolResults(Strategy):
                 "cleared" if i in to_clear else "tail" for i in range(1, len(history))
             ]
             desk = Assembly(messages, zones)
-        if newly > 0 and desk.kind == "none":
-            desk.kind, desk.event = (
-                "clear",
-                f"cleared {newly} more old tool results ({len(to_clear)} in all)",
-            )
+        if newly > 0 and desk.kind == Did.NONE:
+            desk.kind = Did.CLEAR
+            desk.event = f"cleared {newly} more old tool results ({len(to_clear)} in all)"
         return desk
 
     def compact(self, history, *, lap=0, model, meter=None, system="", tools=None, **_):
@@ -121,15 +116,20 @@ class ClearToolResults(Strategy):
 
     def _clear(self, history) -> tuple[list[dict], set[int]]:
         """The history with old tool results as pointers (same length, same positions), and which were cleared."""
-        holders = [i for i, m in enumerate(history) if tool_results(m)]
-        to_clear = set(holders[: -self.tail_turns] if self.tail_turns else holders)
+        with_results = [i for i, m in enumerate(history) if tool_results(m)]
+        # the newest tail_turns results stay whole: the agent is still working from them
+        to_clear = set(with_results[: -self.tail_turns] if self.tail_turns else with_results)
         return [
             self.pointers.of(history, i) if i in to_clear else m for i, m in enumerate(history)
         ], to_clear
 
     def _zoned(self, desk: Assembly, to_clear: set[int]) -> Assembly:
         """The fallback's desk with the cleared messages after its summary shown as "cleared"."""
-        offset = self.fallback.state.upto - desk.zones.count("head") - desk.zones.count("summary")
+        offset = (
+            self.fallback.summary.verbatim_from
+            - desk.zones.count("head")
+            - desk.zones.count("summary")
+        )
         desk.zones = [
             ("cleared" if zone == "tail" and i + offset in to_clear else zone)
             for i, zone in enumerate(desk.zones)

@@ -1,45 +1,29 @@
 """The token bill: what each lap costs, with and without prompt caching.
 
-Prompt caching in one paragraph. The provider can keep the front of a request -- everything up to
-a *cache breakpoint* the harness marks. A later request that starts with exactly that front pays
-a tenth of the input price for it (a cache **read**); whatever comes after is stored for next
-time at 1.25x the input price (a cache **write**). Output is priced on its own.
+Priced from the ``Lap`` records alone, with the cache rule of ``harness.cache`` (the Claude backend
+sends the same breakpoints):
 
-How this module models the cache, from the ``Lap`` records alone (``stage.claude`` sends the
-same breakpoints; ``harness.cache_aware.breakpoints`` is the one rule both follow):
-
-* The system prompt and the tool definitions never change during a run and carry their own
-  breakpoint: written on the first request, read on every later one.
-* Every request's last message is a breakpoint, and so is any message a strategy marked with
-  ``cache_control`` (at most one more). Each breakpoint stores the front of the request up to it.
-* A request reads the longest stored front that it starts with, exactly (breakpoints aside), if
-  that front ends at one of its own breakpoints or at most 20 blocks before one -- the API's
-  look-back. Everything after the read, up to the last message, is a write.
-  So compaction, a sliding window, or clearing one old tool result -- anything that changes a
-  message already sent -- makes everything after that message a fresh write. A strategy that marks
-  the last message it will not change keeps the front before it cheap (``cache_aware.ClearThenCompact``).
+* Each lap's own request reads from the cache what an earlier request stored, and writes the rest.
+  So compaction, a sliding window or clearing an old tool result -- anything that changes a message
+  already sent -- makes everything after that message a fresh write (1.25x), not a read (0.1x).
 * Summary calls send a fresh prompt with no breakpoint: their input is billed at the base price.
 * When a lap carries the provider's own counts (Claude's ``cache_read_input_tokens`` and
   ``cache_creation_input_tokens`` in ``usage``), those are billed instead of the model.
-* When ``usage`` lists ``iterations`` (server-side compaction does), every pass is billed: the top-level
-  figures leave the summarizing pass out, so a bill built from them alone is too low (``laps.passes``).
+* When a reply cost more than its top-level figures show (``usage["billed"]``: server-side compaction
+  adds a summarizing pass), the extra is billed like a summary call (``laps.billed_counts``).
 
-Left out: the minimum cacheable length (about a thousand tokens on real models), the cache's
-five-minute lifetime (offline laps take milliseconds), one-hour caching, batch discounts and
-long-context prices. Token counts are the run's own: with the offline desk model they are exactly
-what it billed; with Claude but no cache counts in the reply, the split of a lap into "the request"
-and "the summary calls" uses our meter's count of what was sent, so it is an estimate.
+Left out: batch discounts and long-context prices. Token counts are the run's own: with the offline
+model they are exactly what it billed; with Claude but no cache counts in the reply, the split of a
+lap into "the request" and "the summary calls" uses our meter's count of what was sent, so it is an
+estimate.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 
-from harness.cache_aware import LOOKBACK_BLOCKS, breakpoints, unmarked
-from harness.laps import Lap, passes
-from harness.messages import blocks_of
+from harness.cache import PromptCache
+from harness.laps import CACHE_COUNTS, Lap, billed_counts
 from harness.tokens import Meter
 
 
@@ -103,65 +87,7 @@ class Bill:
         return self.cache_read / self.input if self.input else 0.0
 
 
-# ---- the cache rule ------------------------------------------------------------------------------
-
-
-def reuses(before: list[dict] | None, now: list[dict]) -> bool:
-    """True when ``now`` starts with every message of ``before``, in order (breakpoints aside).
-
-    The rule in its simplest form, for the lessons; the bill itself uses ``PromptCache``, which also
-    finds a shorter stored front.
-    Example: before=[A, B], now=[A, B, C, D] -> True;  before=[A, B, C], now=[A, S, C] -> False
-    """
-    if before is None or len(before) > len(now):
-        return False
-    return all(a is b or unmarked(a) == unmarked(b) for a, b in zip(before, now))
-
-
-def prefix_keys(messages: list[dict]) -> list[str]:
-    """One fingerprint per prefix: keys[j] stands for messages[:j + 1]. Equal content, equal key.
-
-    Example: prefix_keys([A, B])[0] == prefix_keys([A, C])[0] != prefix_keys([A, C])[1]
-    """
-    keys, running = [], hashlib.blake2b(digest_size=16)
-    for message in messages:
-        running.update(json.dumps(unmarked(message), sort_keys=True).encode())
-        running.update(b"\x00")
-        keys.append(running.copy().hexdigest())
-    return keys
-
-
-class PromptCache:
-    """The provider's cache during one run, as the bill models it (see the module docstring).
-
-    ``send(messages, counts)`` -> (read, write): the request's tokens found in the cache, and the
-    tokens stored now. Each breakpoint stores the front up to it; a later request reads the longest
-    stored front that ends at one of its breakpoints or at most ``LOOKBACK_BLOCKS`` blocks before one.
-    Example: send([A]) -> (0, fixed + 100); send([A, B]) -> (fixed + 100, 100)
-    """
-
-    def __init__(self, fixed: int):
-        self.fixed, self.entries, self.warm = fixed, set(), False
-
-    def send(self, messages: list[dict], counts: list[int]) -> tuple[int, int]:
-        keys, front = prefix_keys(messages), []
-        for n in counts:
-            front.append((front[-1] if front else self.fixed) + n)
-        total = front[-1] if front else self.fixed
-        read = self.fixed if self.warm else 0  # the system prompt and tools: their own breakpoint
-        marks = breakpoints(messages)
-        for b in marks:
-            looked = 0
-            for j in range(b, -1, -1):  # the front up to message j, walking back
-                if keys[j] in self.entries:
-                    read = max(read, front[j])
-                    break
-                looked += len(blocks_of(messages[j]))
-                if looked > LOOKBACK_BLOCKS:
-                    break
-        self.entries.update(keys[b] for b in marks)
-        self.warm = True
-        return read, total - read
+# ---- one lap's input, split ------------------------------------------------------------------------
 
 
 def split_input(lap: Lap) -> tuple[int, int]:
@@ -171,16 +97,14 @@ def split_input(lap: Lap) -> tuple[int, int]:
     before it costs anything). Example: a compacting lap that billed 3,400 in, 2,900 of them sent
     -> (2900, 500).
     """
-    asked = lap.model_calls > lap.summary_calls
+    asked = lap.model_calls > lap.summary_calls  # a refused request costs nothing
     if not asked:
         return 0, lap.billed_input
     counted = provider_counts(lap)
     if counted:
         request = sum(counted)
         return request, max(0, lap.billed_input - request)
-    if "iterations" in (
-        lap.usage or {}
-    ):  # the top level is the request; the other passes come on top
+    if "billed" in (lap.usage or {}):  # the top level is the request; the rest comes on top
         request = min(lap.usage.get("input_tokens", 0), lap.billed_input)
         return request, lap.billed_input - request
     if not lap.summary_calls:
@@ -193,14 +117,12 @@ def provider_counts(lap: Lap) -> tuple[int, int, int] | None:
     """(read, write, uncached) of the lap's own request as the provider reported them, if it did.
 
     Claude's usage carries ``cache_read_input_tokens`` and ``cache_creation_input_tokens``; its
-    ``input_tokens`` are the rest, after the last breakpoint; summed over ``iterations`` when it lists
-    them. The offline model reports none.
+    ``input_tokens`` are the rest, after the last breakpoint. The offline model reports none.
     """
-    spent = passes(lap.usage or {})
-    if not any("cache_read_input_tokens" in p or "cache_creation_input_tokens" in p for p in spent):
+    counts = billed_counts(lap.usage or {})
+    if not any(k in counts for k in CACHE_COUNTS):
         return None
-    kinds = ("cache_read_input_tokens", "cache_creation_input_tokens", "input_tokens")
-    return tuple(sum(p.get(k) or 0 for p in spent) for k in kinds)
+    return tuple(counts.get(k) or 0 for k in (*CACHE_COUNTS, "input_tokens"))
 
 
 def fixed_tokens(lap: Lap, meter: Meter) -> int:
@@ -235,7 +157,7 @@ def lap_bills(
             read, write, fresh = counted
         elif request:
             read, write = cache.send(lap.sent, [meter.count(m) for m in lap.sent])
-            read = min(read, request)
+            read = min(read, request)  # never more than the request the lap was billed for
             write = request - read
         uncached, out = summary_in + fresh, lap.billed_output
         bills.append(

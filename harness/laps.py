@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Callable
 
 from harness.messages import text_of, tool_results, tool_uses, user
 from harness.tokens import Meter
@@ -112,6 +113,7 @@ class Run:
 # ---- keeping the records while the loop runs ---------------------------------------------------------
 
 
+@dataclass
 class Records:
     """The records of one run as it goes: the raw history taken in, one ``Lap`` per lap, the bill.
 
@@ -120,29 +122,20 @@ class Records:
     look: each new message is counted once (a running sum, O(1) a lap) and written to the transcript.
     """
 
-    def __init__(
-        self,
-        run: Run,
-        *,
-        meter: Meter,
-        system: str,
-        tools: list[dict],
-        window: int,
-        remarks: dict[int, str],
-        on_lap,
-        transcript: Transcript | None,
-    ):
-        self.run, self.meter, self.system, self.tools, self.window = (
-            run,
-            meter,
-            system,
-            tools,
-            window,
-        )
-        self.remarks, self.on_lap, self.transcript = remarks, on_lap, transcript
-        self.raw = meter.total([], system=system, tools=tools)  # tokens of the whole raw history
-        self.seen = 0  # how many messages of the history have been taken in
-        self.lap: Lap | None = None  # the lap being filled in
+    run: Run
+    meter: Meter
+    system: str  # the system prompt run_agent was given
+    tools: list[dict]  # the tool schemas: sent on every request, so counted in every size
+    window: int
+    remarks: dict[int, str]  # lap -> what the user says beside that lap's tool results
+    on_lap: Callable[[Lap], None] | None = None  # hears each finished lap: a plot, a table, a check
+    transcript: Transcript | None = None
+    raw: int = 0  # tokens of the whole raw history, kept as a running sum
+    seen: int = 0  # how many messages of the history have been taken in
+    lap: Lap | None = None  # the lap being filled in
+
+    def __post_init__(self):
+        self.raw = self.meter.total([], system=self.system, tools=self.tools)
 
     def take_in(self, history: list[dict]) -> None:
         """Count and save every message appended since the last look; a remark joins its lap's results."""
@@ -168,21 +161,21 @@ class Records:
         self.lap.total_output = before.total_output if before else 0
         return self.lap
 
-    def desk(self, desk) -> None:
+    def note_desk(self, desk) -> None:
         """What the strategy chose (an ``Assembly``): the messages, their zones, its summary calls."""
         lap = self.lap
         lap.kind, lap.event, lap.summary = desk.kind, desk.event, desk.summary
         lap.sent, lap.zones = desk.messages, desk.zones
         lap.summary_calls += desk.summary_calls
         lap.model_calls += desk.summary_calls
-        self.sent(self.system, desk.messages)
+        self.note_request(self.system, desk.messages)
         self.bill(desk.summary_input, desk.summary_output)
 
-    def sent(self, system: str, messages: list[dict]) -> None:
+    def note_request(self, system: str, messages: list[dict]) -> None:
         """The size of the request as sent (a loop may send another system prompt than it was given)."""
         self.lap.assembled_tokens = self.meter.total(messages, system=system, tools=self.tools)
 
-    def paid(self, usage: dict) -> None:
+    def note_reply(self, usage: dict) -> None:
         """The model answered: one more call, billed as the provider says."""
         self.lap.model_calls += 1
         self.lap.usage = dict(usage)  # Claude's cache counts stay in it for harness.cost
@@ -194,11 +187,10 @@ class Records:
         self.lap.total_input += tokens_in
         self.lap.total_output += tokens_out
 
-    def acted(self, call: dict) -> None:
+    def note_action(self, call: dict) -> None:
         """A tool call, as the table shows it: 'read_file app/auth.py' (cut at 200 characters)."""
-        self.take_in(
-            self.run.history
-        )  # the reply is in the history now: on disk before the tool runs
+        # the reply is in the history now: on disk before the tool runs
+        self.take_in(self.run.history)
         given = call.get("input")
         args = given.values() if isinstance(given, dict) else [given or ""]
         self.lap.actions.append(
@@ -233,22 +225,22 @@ class Records:
 
 # ---- what one reply cost ---------------------------------------------------------------------------
 
+CACHE_COUNTS = ("cache_read_input_tokens", "cache_creation_input_tokens")
 
-def passes(usage: dict) -> list[dict]:
-    """The sampling passes one reply was billed for: Claude's ``usage["iterations"]`` when it lists
-    them, else the usage itself. With server-side compaction the summarizing pass is one of them, and
-    the top-level figures leave it out. Example: {"input_tokens": 900, "iterations": [compaction 5000
-    in, message 900 in]} -> the two iterations."""
-    return usage.get("iterations") or [usage]
+
+def billed_counts(usage: dict) -> dict:
+    """The token counts a reply was billed for: its usage, or ``usage["billed"]`` when the backend says
+    the reply cost more than its top-level figures show (Claude's server-side compaction bills a
+    summarizing pass beside the answer; ``stage.claude`` adds it up)."""
+    return usage.get("billed") or usage
 
 
 def billed_tokens(usage: dict) -> tuple[int, int]:
-    """(input, output) tokens one reply costs, summed over its passes; cache reads and writes count
-    as input (Claude's ``input_tokens`` leaves them out). Example: iterations of 5,000 + 900 in ->
-    (5900, ...)"""
-    cached = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-    spent = passes(usage)
+    """(input, output) tokens one reply costs; cache reads and writes count as input (Claude's
+    ``input_tokens`` leaves them out). Example: {"input_tokens": 900, "cache_read_input_tokens": 200,
+    "output_tokens": 40} -> (1100, 40)"""
+    counts = billed_counts(usage)
     return (
-        sum(p.get(k) or 0 for p in spent for k in cached),
-        sum(p.get("output_tokens") or 0 for p in spent),
+        sum(counts.get(k) or 0 for k in ("input_tokens", *CACHE_COUNTS)),
+        counts.get("output_tokens") or 0,
     )

@@ -2,7 +2,7 @@
 
 ``bare_loop`` is the whole agent: assemble what to send, call the model, append its reply, run the
 tools it asked for, append their results, repeat until it answers. ``run_agent`` runs that very loop
-(or the one the class wrote, ``loop=``) and hands it three things that keep the books while it goes:
+(or the one the class wrote, ``loop=``) and hands it three things that keep the records as it goes:
 
 * ``assemble``  -- asks the context strategy for this lap's desk, and opens the lap's record;
 * the model     -- records what was sent and billed; if the provider says the request is too long,
@@ -22,13 +22,8 @@ import inspect
 from pathlib import Path
 from typing import Callable
 
-from harness.context import (
-    Assembly,
-    CompactionFailed,
-    FullHistory,
-    PieceFailed,
-    Strategy,
-)
+from harness.context import Assembly, CompactionFailed, FullHistory, Strategy
+from harness.guards import PieceFailed
 from harness.laps import Did, Lap, Records, Run, Stopped
 from harness.messages import assistant, tool_uses, user
 from harness.model import ContextOverflow, Model, ModelError, Reply
@@ -72,7 +67,7 @@ def bare_loop(
     return history
 
 
-# ---- run_agent: the same loop, with its books kept ------------------------------------------------
+# ---- run_agent: the same loop, with its records kept ---------------------------------------------
 
 
 def run_agent(
@@ -119,10 +114,12 @@ def run_agent(
         on_lap=on_lap,
         transcript=Transcript(transcript) if transcript else None,
     )
-    books = Bookkeeping(records, context, model, tools, max_laps=max_laps, max_tokens=max_tokens)
+    bookkeeping = Bookkeeping(
+        records, context, model, tools, max_laps=max_laps, max_tokens=max_tokens
+    )
     try:
-        keywords = _accepted(loop, assemble=books.assemble, system=system)
-        history = loop(request, books.model, books.tools, max_laps, **keywords)
+        keywords = _accepted(loop, assemble=bookkeeping.assemble, system=system)
+        history = loop(request, bookkeeping.model, bookkeeping.tools, max_laps, **keywords)
         if not isinstance(history, list) or not history:
             raise PieceFailed(
                 f"The loop must return the history, a list of messages, not {history!r:.80}."
@@ -152,16 +149,7 @@ class Bookkeeping:
     tells ``records`` what happened. A loop that never calls ``assemble`` still gets a record per lap.
     """
 
-    def __init__(
-        self,
-        records: Records,
-        context: Strategy,
-        model: Model,
-        tools: Toolbox,
-        *,
-        max_laps,
-        max_tokens,
-    ):
+    def __init__(self, records: Records, context: Strategy, model, tools, *, max_laps, max_tokens):
         self.records, self.context, self.max_laps = records, context, max_laps
         self.model = _RecordedModel(self, model, max_tokens)
         self.tools = _RecordedTools(records, tools)
@@ -190,7 +178,7 @@ class Bookkeeping:
 
     def chose(self, chosen) -> Assembly:
         self.desk = _as_assembly(chosen)
-        self.records.desk(self.desk)
+        self.records.note_desk(self.desk)
         return self.desk
 
     def make_room(self, messages: list[dict]) -> Assembly | None:
@@ -219,30 +207,30 @@ class Bookkeeping:
 class _RecordedModel:
     """The model as the loop sees it: the same ``reply``, with the records kept around each call."""
 
-    def __init__(self, books: Bookkeeping, model: Model, max_tokens: int):
-        self.books, self.inner, self.max_tokens = books, model, max_tokens
+    def __init__(self, bookkeeping: Bookkeeping, model: Model, max_tokens: int):
+        self.bookkeeping, self.inner, self.max_tokens = bookkeeping, model, max_tokens
         self.name, self.window = model.name, model.window
 
     def reply(
         self, system: str, messages: list[dict], tools: list[dict], max_tokens: int | None = None
     ) -> Reply:
-        books, limit = self.books, max_tokens or self.max_tokens
-        if books.desk is None:  # the loop did not ask assemble: a lap all the same, its desk whole
-            if len(messages) >= books.records.seen:  # it sent the history itself: take it in
-                books.new_lap(messages)
+        bookkeeping, limit = self.bookkeeping, max_tokens or self.max_tokens
+        if bookkeeping.desk is None:  # the loop never asked assemble: a lap all the same
+            if len(messages) >= bookkeeping.records.seen:  # it sent the history itself: take it in
+                bookkeeping.new_lap(messages)
             else:
-                books.new_lap(books.records.run.history)
-            books.chose(list(messages))
-        books.records.sent(system, messages)
+                bookkeeping.new_lap(bookkeeping.records.run.history)
+            bookkeeping.chose(list(messages))
+        bookkeeping.records.note_request(system, messages)
         try:
             reply = self.inner.reply(system, messages, tools, max_tokens=limit)
         except ContextOverflow:
-            desk = books.make_room(messages)
+            desk = bookkeeping.make_room(messages)
             if desk is None:
                 raise
             reply = self.inner.reply(system, desk.messages, tools, max_tokens=limit)
-        books.records.paid(reply.usage)
-        books.desk = None  # the next request belongs to the next lap
+        bookkeeping.records.note_reply(reply.usage)
+        bookkeeping.desk = None  # the next request belongs to the next lap
         return reply
 
 
@@ -253,7 +241,7 @@ class _RecordedTools:
         self.records, self.inner, self.schemas = records, tools, tools.schemas
 
     def run(self, call: dict) -> dict:
-        self.records.acted(call)
+        self.records.note_action(call)
         return self.inner.run(call)
 
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from harness.notes import Note, recalled_section
 from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
 from harness.tools import WORKSPACE
@@ -42,6 +41,7 @@ MAX_CHARS = 20_000  # a bigger file is cut here, with a warning
 MAX_IMPORT_DEPTH = 4  # hops of @imports followed from a top-level file
 
 MEMORY_HEADER = "Project memory (CLAUDE.md), loaded at session start:"
+RECALL_HEADER = "Notes recalled for this request:"
 INVITE_TO_REMEMBER = (
     "Before you finish, use the remember tool to save each standing rule the user gave, "
     "so the next session starts knowing it."
@@ -148,9 +148,8 @@ def imports_in(text: str) -> list[str]:
     for line in text.splitlines():
         opening = FENCE.match(line)
         if opening and (fence is None or opening.group(1)[0] == fence):
-            fence = (
-                None if fence else opening.group(1)[0]
-            )  # a fence opens, or the same kind closes it
+            # a fence opens, or the same kind closes it
+            fence = None if fence else opening.group(1)[0]
             continue
         if fence:
             continue
@@ -175,7 +174,7 @@ def memory_section(memory: Memory) -> str:
 
 def system_prompt(
     memory: Memory | None = None,
-    recalled: Sequence[Note] = (),
+    recalled: Sequence = (),
     invite_remember: bool = False,
     base: str = SYSTEM_PROMPT,
 ) -> str:
@@ -190,6 +189,13 @@ def system_prompt(
     if recalled:
         parts.append(recalled_section(recalled))
     return "\n\n".join(parts)
+
+
+def recalled_section(notes: Sequence) -> str:
+    """Recalled notes (``harness.notes``) as they are written into the system prompt."""
+    return "\n\n".join(
+        [RECALL_HEADER] + [f"## note: {n.path.name}\n{n.text.strip()}" for n in notes]
+    )
 
 
 # ---- helpers for loading ------------------------------------------------------------------------

@@ -39,18 +39,25 @@ def blocks_of(message: dict) -> list[dict]:
 def text_of(message: dict) -> str:
     """All the text a reader would see in a message: text blocks, tool calls and tool results.
 
+    The one way a message becomes text: the token meter counts it, the summary prompts quote it.
     Example: a tool_use of read_file on auth.py -> 'read_file {"path": "app/auth.py"}'
     """
-    parts = []
-    for block in blocks_of(message):
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(block["text"])
-        elif kind == "tool_use":
-            parts.append(f"{block['name']} {json.dumps(block['input'], sort_keys=True)}")
-        elif kind == "tool_result":
-            parts.append(result_text(block))
-    return "\n".join(parts)
+    return "\n".join(block_text(b) for b in blocks_of(message) if b.get("type") in READABLE)
+
+
+READABLE = ("text", "tool_use", "tool_result")  # other blocks (a server's summary) hold no text
+
+
+def block_text(block: dict) -> str:
+    """One block as text: what it says, the call it makes, or the result it carries.
+
+    Example: {"type": "tool_use", "name": "search", "input": {"text": "email"}} -> 'search {"text": "email"}'
+    """
+    if block["type"] == "text":
+        return block["text"]
+    if block["type"] == "tool_use":
+        return f"{block['name']} {json.dumps(block['input'], sort_keys=True)}"
+    return result_text(block)
 
 
 def result_text(block: dict) -> str:
@@ -91,7 +98,7 @@ def pair_problems(messages: list[dict]) -> list[str]:
     if messages and messages[0]["role"] != "user":
         problems.append("the first message is not a user message")
     for i, message in enumerate(messages):
-        asked = {b["id"] for b in tool_uses(messages[i - 1])} if i > 0 else set()
+        asked = {b["id"] for b in tool_uses(messages[i - 1])} if i > 0 else set()  # just before
         for block in tool_results(message):
             if block["tool_use_id"] not in asked:
                 problems.append(
@@ -124,3 +131,12 @@ def safe_cuts(messages: list[dict], start: int = 0) -> list[int]:
             cuts.append(i)
     cuts.append(len(messages))
     return cuts
+
+
+def turn_starts(history: list[dict], start: int = 1) -> list[int]:
+    """Where each turn begins, from ``start`` on: an assistant message at a safe cut.
+
+    A turn is what one lap adds: the model's reply and the tool results that answer it.
+    Example: [request, a1, r1, a2, r2] -> [1, 3]
+    """
+    return [i for i in safe_cuts(history, start)[:-1] if history[i]["role"] == "assistant"]

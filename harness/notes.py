@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
-from harness.promote import _write_atomically, one_line
+from harness.memory import recalled_section
+from harness.promote import one_line, write_atomically
 from harness.tokens import Meter
 
-RECALL_HEADER = "Notes recalled for this request:"
 MAX_NOTE_CHARS = 20_000  # a longer note is cut when read
 
 
@@ -38,7 +37,7 @@ def write_note(folder: str | Path, title: str, text: str) -> Path:
     """
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "note"
     path = Path(folder) / f"{slug}.md"
-    _write_atomically(path, f"# {one_line(title)}\n\n{text.strip()}\n")
+    write_atomically(path, f"# {one_line(title)}\n\n{text.strip()}\n")
     return path
 
 
@@ -49,6 +48,7 @@ def recall(folder: str | Path, request: str, k: int = 3) -> list[Note]:
     -> [the email note]
     """
     wanted = keywords(request)
+    # the score is plain word overlap: no embeddings, no index (what a richer harness would add)
     scored = [Note(n.path, n.text, len(keywords(n.text) & wanted)) for n in read_notes(folder)]
     return sorted((n for n in scored if n.score > 0), key=lambda n: (-n.score, n.path.name))[:k]
 
@@ -71,13 +71,6 @@ def keywords(text: str) -> set[str]:
     Example: "Emails were typed" -> {"email", "typed"}
     """
     return {w[:5] for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in COMMON}
-
-
-def recalled_section(notes: Sequence[Note]) -> str:
-    """Recalled notes as they are written into the system prompt."""
-    return "\n\n".join(
-        [RECALL_HEADER] + [f"## note: {n.path.name}\n{n.text.strip()}" for n in notes]
-    )
 
 
 def memory_costs(

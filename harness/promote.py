@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from harness.tools import ToolError
+from harness.sandbox import ToolError
 
 
 class MemoryFileError(Exception):
@@ -86,12 +86,12 @@ def append_to_memory(memory_path: str | Path, facts: list[str]) -> list[str]:
     added = []
     for fact in facts:
         key = normalise(fact)
-        if key and key not in known:
+        if key and key not in known:  # the same rule twice would be paid for twice, every lap
             known.add(key)
             added.append(f"- {one_line(fact).lstrip('-*• ')}")
     if added:
         joint = "" if not old or old.endswith("\n") else "\n"
-        _write_atomically(path, old + joint + "\n".join(added) + "\n")
+        write_atomically(path, old + joint + "\n".join(added) + "\n")
     return added
 
 
@@ -132,7 +132,7 @@ def _read_for_update(path: Path) -> str:
         ) from None
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
     """Write a temporary file beside ``path``, then swap it in.
 
     Readers see the old file or the new one, never half of it; on failure the old file stays as it was.
@@ -151,11 +151,10 @@ def _write_atomically(path: Path, text: str) -> None:
             file.write(text)
             file.flush()
             os.fsync(file.fileno())
-        mode = (
-            stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
-        )  # keep the file's permissions
+        # keep the file's permissions
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
         os.chmod(temporary, mode)
-        os.replace(temporary, path)
+        os.replace(temporary, path)  # atomic: a reader sees the old file or the new, never half
     except OSError as problem:
         Path(temporary).unlink(missing_ok=True)
         raise MemoryFileError(

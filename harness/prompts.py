@@ -12,9 +12,7 @@ Left out: prompt caching markers and tool definitions inside the summary call (i
 
 from __future__ import annotations
 
-import json
-
-from harness.messages import blocks_of, result_text
+from harness.messages import READABLE, block_text, blocks_of
 
 SYSTEM_PROMPT = (
     "You are a careful coding agent working in a small repository through tools. "
@@ -65,9 +63,8 @@ def compaction_prompt(
 ) -> str:
     """Fill a compaction prompt. ``focus`` is what a person typed after ``/compact`` (may be empty)."""
     focus_line = f"Focus on {focus.strip()} first." if focus.strip() else ""
-    return template.format(
-        transcript=transcript, max_words=max_words, focus=focus_line
-    )  # unused keys are ignored
+    # unused keys are ignored
+    return template.format(transcript=transcript, max_words=max_words, focus=focus_line)
 
 
 def fold_prompt(
@@ -83,16 +80,10 @@ def render(messages: list[dict]) -> str:
     Example: [user("Fix the bug."), assistant([tool_use read_file app/a.py])]
     -> 'user: Fix the bug.\\nassistant -> read_file {"path": "app/a.py"}'
     """
-    lines = []
-    for message in messages:
-        for block in blocks_of(message):
-            kind = block.get("type")
-            if kind == "text":
-                lines.append(f"{message['role']}: {block['text']}")
-            elif kind == "tool_use":
-                lines.append(
-                    f"assistant -> {block['name']} {json.dumps(block['input'], sort_keys=True)}"
-                )
-            elif kind == "tool_result":
-                lines.append(f"tool result:\n{result_text(block)}")
-    return "\n".join(lines)
+    labels = {"text": "{role}: ", "tool_use": "assistant -> ", "tool_result": "tool result:\n"}
+    return "\n".join(
+        labels[block["type"]].format(role=message["role"]) + block_text(block)
+        for message in messages
+        for block in blocks_of(message)
+        if block.get("type") in READABLE
+    )

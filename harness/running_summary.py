@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from harness.compaction import ThreeZoneCompaction, turn_starts
-from harness.context import Assembly, PieceFailed, call_piece
+from harness.compaction import ThreeZoneCompaction
+from harness.guards import PieceFailed, call_piece, name_of
+from harness.laps import Did
+from harness.messages import turn_starts
 from harness.prompts import FOLD_PROMPT, fold_prompt, render
 
 
@@ -65,15 +67,11 @@ class RunningSummary(ThreeZoneCompaction):
         self.chunk_turns = chunk_turns
         self.fold = fold or partial(_reference_fold, max_words=max_words, template=prompt)
 
-    @classmethod
-    def from_settings(cls, settings):
-        return cls(tail_turns=settings.tail_turns)
-
     def assemble(self, history, *, lap=0, model, **_):
-        starts = turn_starts(history, start=max(self.state.upto, 1))
-        if len(starts) < self.tail_turns + self.chunk_turns:
-            messages, zones = self.current(history)
-            return Assembly(messages, zones, summary=self.state.text)
+        # fired by count, not size: a fold every chunk_turns turns keeps the desk about flat
+        starts = turn_starts(history, start=max(self.summary.verbatim_from, 1))
+        if len(starts) < self.tail_turns + self.chunk_turns:  # not a whole chunk yet
+            return self.current(history)
         return self.compact(history, lap=lap, model=model)
 
     def compact(self, history, *, lap=0, model, **_):
@@ -83,27 +81,19 @@ class RunningSummary(ThreeZoneCompaction):
         request is too long. Either way it is a *fold*, never the compaction template (whose fields
         the fold prompt does not have). Nothing to fold -> "stuck", once.
         """
-        s = self.state
-        cut = self.zones_of(
-            history
-        )  # the split piece (lesson 03's) says where the verbatim tail starts
-        if cut <= s.upto:
-            messages, zones = self.current(history)
-            event = (
-                ""
-                if s.warned_stuck
-                else "cannot fold: the pinned head and the newest turns alone are too big"
+        cut = self.tail_from(history)  # the split piece (lesson 03's) says where the tail starts
+        if cut <= self.summary.verbatim_from:
+            return self.stuck(
+                history, "cannot fold: the pinned head and the newest turns alone are too big"
             )
-            s.warned_stuck = True
-            return Assembly(messages, zones, "stuck" if event else "none", event, summary=s.text)
 
-        def fold_in(summary, events, write):
+        def summary_of(summary, events, write):  # the class's fold, guarded
             text = call_piece(self.fold, summary, events, write)
             if not isinstance(text, str):
                 raise PieceFailed(
-                    f"{getattr(self.fold, '__name__', 'fold')} must return the new summary as "
-                    f"text, not {type(text).__name__}."
+                    f"{name_of(self.fold)} must return the new summary as text, "
+                    f"not {type(text).__name__}."
                 )
             return text.strip()
 
-        return self._summarize(history, cut, fold_in, lap, model, "fold", "folded")
+        return self.summarize(history, cut, summary_of, lap, model, Did.FOLD, "folded")

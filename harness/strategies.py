@@ -1,22 +1,24 @@
-"""The strategies by name, and the desk's settings in one object.
+"""Every strategy by name, and the settings a desk is set up with.
 
 ``STRATEGIES`` is the one table of strategies: the dashboard's menu, the benchmarks, the exercises and
-the tests all read it. ``StrategySettings`` is everything a desk is set up with -- the strategy's name, the
-window, the threshold and the tail -- handed on as one object; each strategy takes from it what it uses
-(``Strategy.from_settings``). Example: StrategySettings("running summary", tail_turns=0).make_strategy()
--> RunningSummary(tail_turns=0)
+the tests all read it. ``StrategySettings`` is what the dashboard's controls set -- the strategy's name,
+the window, the threshold and the tail -- as one object. The one way from settings to a strategy is
+``Strategy.from_settings``: each strategy takes the settings its constructor names.
+Example: settings = StrategySettings("running summary", tail_turns=0)
+         STRATEGIES[settings.strategy].from_settings(settings) -> RunningSummary(tail_turns=0)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow, Strategy
+from harness.context import FullHistory, Strategy
 from harness.model import CLASS_WINDOW
 from harness.running_summary import RunningSummary
+from harness.sliding_window import SlidingWindow
 
 STRATEGIES: dict[str, type[Strategy]] = {
     cls.name: cls
@@ -40,24 +42,3 @@ class StrategySettings:
     window: int = CLASS_WINDOW
     threshold: float = 0.75
     tail_turns: int = 2
-
-    def make_strategy(self) -> Strategy:
-        """A fresh strategy for these settings (the loop needs a fresh one per run)."""
-        if self.strategy not in STRATEGIES:
-            raise ValueError(
-                f"Unknown strategy {self.strategy!r}: choose one of {', '.join(STRATEGIES)}."
-            )
-        return STRATEGIES[self.strategy].from_settings(self)
-
-
-def make_strategy(name: str, **settings) -> Strategy:
-    """A strategy from its name and its own keyword settings, with a clear message for anything unknown.
-
-    Example: make_strategy("three-zone compaction", threshold=0.8) -> ThreeZoneCompaction(threshold=0.8)
-    """
-    if name not in STRATEGIES:
-        raise ValueError(f"Unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}.")
-    try:
-        return STRATEGIES[name](**settings)
-    except TypeError as problem:
-        raise ValueError(f"Bad setting for {name!r}: {problem}.") from None

@@ -106,7 +106,7 @@ class Meter:
 
     def count(self, message: dict) -> int:
         """Tokens of one message, counted once and then remembered."""
-        hit = self._cache.get(id(message))
+        hit = self._cache.get(id(message))  # messages are never edited, so a count never goes stale
         if hit is not None and hit[0] is message:
             return hit[1]
         self.tokenized += 1
@@ -126,9 +126,3 @@ class Meter:
         if tools:
             fixed += self.text(json.dumps(tools, sort_keys=True))
         return fixed + sum(self.count(m) for m in messages)
-
-
-def naive_total(messages: list[dict], counter: str = "tiktoken") -> int:
-    """The same total without any cache: re-tokenizes everything (for the benchmark's comparison)."""
-    count_text = COUNTERS[counter]
-    return sum(count_text(text_of(m)) + PER_MESSAGE_OVERHEAD for m in messages)

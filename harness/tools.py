@@ -4,7 +4,8 @@ Five tools: ``list_files``, ``read_file``, ``search``, ``run_sql`` and ``remembe
 the workspace, a missing or binary file, a bad argument) comes back to the model as an error *tool result*.
 ``read_file`` shows a long file in parts (``offset``, ``limit``) and says which lines it showed.
 
-Deliberate simplifications:
+The sandbox (every path stays inside the workspace) is ``harness.sandbox``; checking a call's
+arguments against its schema is ``harness.arguments``. Deliberate simplifications:
 * ``run_sql`` never executes anything. It records the statement and its target, and flags any statement
   aimed at the default target (``production``): the lessons only need to see *where* the agent aimed.
 * ``remember`` hands the fact to a callback (``harness.memory`` writes it to CLAUDE.md);
@@ -17,19 +18,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from harness.arguments import checked
+from harness.sandbox import ToolError, files_under, inside
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WORKSPACE = REPO_ROOT / "workspaces" / "ledgerly"
 DATABASE_TARGETS = ("staging", "production")
 DEFAULT_TARGET = "production"  # what an agent aims at when nothing on its desk says otherwise
 MAX_RESULT_CHARS = 6000  # a tool result longer than this is cut, with a visible note
 MAX_FILE_BYTES = 2_000_000  # larger files are refused instead of read
-MAX_ARGUMENT_CHARS = 20_000  # a longer string argument is refused, not searched or recorded
-JSON_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool, "integer": int}
-
-
-class ToolError(Exception):
-    """A problem the model should hear about as an error tool result."""
-
 
 TOOL_SCHEMAS = [
     {
@@ -117,7 +114,7 @@ class Toolbox:
         self.schemas = (
             TOOL_SCHEMAS
             if self.targets == DATABASE_TARGETS and default_target == DEFAULT_TARGET
-            else _with_targets(self.targets, default_target)
+            else with_targets(self.targets, default_target)
         )
         self.on_remember = remember
         self.reads: list[str] = []  # every file read, in order (re-reads included)
@@ -135,8 +132,8 @@ class Toolbox:
         name = call.get("name") if isinstance(call, dict) else None
         try:
             schema = self._schema_for(name)
-            arguments = _checked_arguments(name, schema, call.get("input"))
-            text = getattr(self, f"_tool_{name}")(**arguments)
+            arguments = checked(name, schema, call.get("input"))
+            text = getattr(self, f"_tool_{name}")(**arguments)  # list_files -> _tool_list_files
             return _result(tool_use_id, _cap(text))
         except ToolError as problem:
             return _result(tool_use_id, f"Error: {problem}", error=True)
@@ -160,16 +157,15 @@ class Toolbox:
         folder = self.resolve(path)
         if not folder.is_dir():
             raise ToolError(f"{path!r} is not a folder of the workspace.")
-        files = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, self.root))
+        files = files_under(folder, self.root)
         return "\n".join(str(p.relative_to(self.root)) for p in files) or "(no files)"
 
     def _tool_read_file(
         self, path: str, offset: int | None = None, limit: int | None = None
     ) -> str:
         file = self.resolve(path)
-        if (
-            file.is_dir()
-        ):  # a folder where a file was expected: say what is in it instead of failing
+        # a folder where a file was expected: say what is in it instead of failing
+        if file.is_dir():
             return f"{path!r} is a folder, not a file. Its files:\n" + self._tool_list_files(path)
         if not file.is_file():
             raise ToolError(f"There is no file {path!r} in the workspace.")
@@ -187,19 +183,17 @@ class Toolbox:
             raise ToolError(
                 f"{path!r} has {len(lines)} lines; offset counts from line 1 and limit is at least 1."
             )
+        # A long file is shown in parts of whole lines, as many as fit; the note under a part says
+        # which lines it holds and where to read on (a model cannot see what was cut otherwise).
         shown, size, last = [], 0, first - 1
-        for last in range(
-            first, min(first + count - 1, len(lines)) + 1
-        ):  # whole lines, as many as fit
+        for last in range(first, min(first + count - 1, len(lines)) + 1):
             shown.append(f"{last:>4}  {lines[last - 1]}"[: MAX_RESULT_CHARS - 100])
             size += len(shown[-1]) + 1
             if size > MAX_RESULT_CHARS - 100 and len(shown) > 1:
                 shown, last = shown[:-1], last - 1
                 break
         name, whole = str(file.relative_to(self.root)), first == 1 and last >= len(lines)
-        self.reads.append(
-            name if whole else f"{name}:{first}-{last}"
-        )  # a part is named by its lines
+        self.reads.append(name if whole else f"{name}:{first}-{last}")
         more = f"; to read on: offset={last + 1}" if last < len(lines) else ""
         return (
             "\n".join(
@@ -212,9 +206,7 @@ class Toolbox:
         if not isinstance(text, str) or not text.strip():
             raise ToolError("search needs some text to look for.")
         hits = []
-        for file in sorted(
-            p for p in self.root.rglob("*") if p.is_file() and not _hidden(p, self.root)
-        ):
+        for file in files_under(self.root, self.root):
             try:
                 lines = file.read_text(encoding="utf-8").splitlines()
             except (UnicodeDecodeError, OSError):
@@ -244,95 +236,15 @@ class Toolbox:
             return self.on_remember(fact.strip())
         return f"Remembered: {fact.strip()}"
 
-    # ---- the sandbox --------------------------------------------------------------------
-
     def resolve(self, path: str) -> Path:
         """The real path of ``path`` inside the workspace, or a ToolError if it leads outside."""
-        if not isinstance(path, str) or not path.strip():
-            raise ToolError("A path is needed.")
-        if len(path) > 1024:
-            raise ToolError("That path is too long.")
-        if (
-            "\x00" in path
-        ):  # the operating system refuses it (Python raises ValueError): say so plainly
-            raise ToolError(f"{path!r} holds a NUL byte; a path is plain text like 'app/auth.py'.")
-        if Path(path).is_absolute():
-            raise ToolError(
-                f"{path!r} is an absolute path; use a path inside the workspace, like 'app/auth.py'."
-            )
-        try:
-            real = (self.root / path).resolve()
-        except (OSError, RuntimeError, ValueError) as problem:
-            raise ToolError(f"{path!r} cannot be opened: {problem}") from None
-        if real != self.root and not real.is_relative_to(self.root):
-            raise ToolError(f"{path!r} is outside the workspace; only files under it can be used.")
-        return real
+        return inside(self.root, path)
 
 
 # ---- helpers ------------------------------------------------------------------------------
 
 
-def _checked_arguments(name: str, schema: dict, given) -> dict:
-    """The arguments of a call, checked against the tool's ``input_schema``; a ToolError says what is wrong.
-
-    Checks: an object; no unknown fields; every required field; each field's type and ``enum``;
-    no NUL bytes and no string over MAX_ARGUMENT_CHARS. A missing optional field with a ``default`` gets it.
-    A tool without an ``input_schema`` (a typed API tool such as ``memory``) is only checked for an object.
-    Example: _checked_arguments("read_file", schema, {"path": 3}) -> ToolError("... 'path' must be a string ...")
-    """
-    given = {} if given is None else given
-    if not isinstance(given, dict):
-        raise ToolError(
-            f"bad arguments for {name}: the input must be an object of named fields, "
-            f"not {type(given).__name__}."
-        )
-    shape = schema.get("input_schema")
-    if shape is None:
-        return given
-    fields, required = shape.get("properties", {}), shape.get("required", [])
-    unknown = [key for key in given if key not in fields]
-    if unknown:
-        raise ToolError(
-            f"bad arguments for {name}: unknown field {str(unknown[0])[:80]!r}; "
-            f"it takes {', '.join(fields) or 'no fields'}."
-        )
-    missing = [
-        key for key in required if key not in given
-    ]  # required wins over a default: never guess
-    if missing:
-        raise ToolError(f"bad arguments for {name}: {missing[0]!r} is required.")
-    arguments = {
-        key: spec["default"]
-        for key, spec in fields.items()
-        if "default" in spec and key not in given and key not in required
-    }
-    for key, value in given.items():
-        spec = fields[key]
-        wanted = JSON_TYPES.get(spec.get("type"))
-        if wanted and (
-            not isinstance(value, wanted) or (wanted is int and isinstance(value, bool))
-        ):
-            raise ToolError(
-                f"bad arguments for {name}: {key!r} must be {'an' if spec['type'] == 'integer' else 'a'} "
-                f"{spec['type']}, not {type(value).__name__}."
-            )
-        if isinstance(value, str) and "\x00" in value:
-            raise ToolError(f"bad arguments for {name}: {key!r} holds a NUL byte.")
-        if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
-            raise ToolError(
-                f"bad arguments for {name}: {key!r} is {len(value):,} characters long "
-                f"(at most {MAX_ARGUMENT_CHARS:,})."
-            )
-        if "enum" in spec and value not in spec["enum"]:
-            raise ToolError(
-                f"bad arguments for {name}: {key!r} must be one of {', '.join(map(str, spec['enum']))}, "
-                f"not {str(value)[:80]!r}."
-            )
-        arguments[key] = value
-    return arguments
-
-
-def _with_targets(targets: tuple[str, ...], default: str) -> list[dict]:
+def with_targets(targets: tuple[str, ...], default: str) -> list[dict]:
     """The tool schemas with other database targets (e.g. ("sandbox", "primary")) in run_sql's enum."""
     schemas = [dict(schema) for schema in TOOL_SCHEMAS]
     for schema in schemas:
@@ -356,7 +268,3 @@ def _cap(text: str) -> str:
         f"{text[:MAX_RESULT_CHARS]}\n[... output cut at {MAX_RESULT_CHARS:,} of {len(text):,} characters "
         f"({text.count(chr(10)) + 1} lines) ...]"
     )
-
-
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)

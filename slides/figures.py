@@ -26,7 +26,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.laps import Run
 from harness.loop import run_agent
 from harness.memory import PROJECT_MEMORY, load_memory, system_prompt

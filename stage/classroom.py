@@ -2,45 +2,26 @@
 
 ``setup_check()`` prints one line per check and never raises, so the first cell of a notebook
 always runs, even on a half-installed machine; it says what to do about anything missing.
-``say()`` prints what a lesson computed, wrapped at the projector's width (``WIDTH`` columns).
+``say()`` prints what a lesson computed, wrapped between words at the projector's width.
 Left out: fixing anything. It only tells.
 """
 
 from __future__ import annotations
 
 import os
-import textwrap
 from importlib import metadata
 
+from stage.palette import wrap_printed
 from stage.switch import describe_model, pick_model
 
 PACKAGES = ["anthropic", "tiktoken", "ipywidgets", "matplotlib", "jupyterlab"]
-WIDTH = 80  # the projector's width: no line a lesson prints is longer
 
 
-def wrapped(text: str, width: int = WIDTH, indent: str = "  ") -> str:
-    """``text`` with every line longer than ``width`` broken at spaces; the rest of a broken line is
-    indented. Existing line breaks stay. Example: wrapped("a " * 50, 20) -> lines of at most 20 chars
+def say(*parts) -> None:
+    """Print ``parts`` joined by spaces, as ``print`` does, wrapped at the projector's width; a line
+    that had to break goes on indented. Example: say("your window:", "The rule was on the desk ...")
     """
-    lines = []
-    for line in text.splitlines() or [""]:
-        lead = line[: len(line) - len(line.lstrip())]
-        lines += textwrap.wrap(
-            line,
-            width,
-            subsequent_indent=lead + indent,
-            break_long_words=True,
-            break_on_hyphens=False,
-        ) or [line]
-    return "\n".join(lines)
-
-
-def say(*parts, width: int = WIDTH) -> None:
-    """Print ``parts`` joined by spaces, as ``print`` does, wrapped at ``width`` columns.
-
-    Example: say("your window:", "The rule was on the desk from lap 1; it left at lap 9 ...")
-    """
-    print(wrapped(" ".join(str(part) for part in parts), width))
+    print(wrap_printed(" ".join(str(part) for part in parts), indent="  "))
 
 
 def setup_check(verbose: bool = True, brief: bool = False) -> dict:
@@ -102,4 +83,4 @@ def setup_check(verbose: bool = True, brief: bool = False) -> dict:
 
 def _say(verbose: bool, ok: bool, text: str) -> None:
     if verbose:
-        print(wrapped(("ok   " if ok else "FIX  ") + text, indent="     "))
+        print(wrap_printed(("ok   " if ok else "FIX  ") + text, indent="     "))

@@ -36,7 +36,7 @@ import re
 
 import anthropic
 
-from harness.cache_aware import EPHEMERAL, breakpoints, is_marked, mark, unmarked
+from harness.cache import EPHEMERAL, breakpoints, is_marked, mark, unmarked
 from harness.cost import Prices
 from harness.messages import blocks_of
 from harness.model import ContextOverflow, ModelError, Reply
@@ -258,7 +258,7 @@ class ClaudeModel:
 
 
 def with_breakpoints(messages: list[dict], lap: bool = True) -> list[dict]:
-    """The messages with exactly the breakpoints ``cache_aware.breakpoints`` names (none if not ``lap``).
+    """The messages with exactly the breakpoints ``cache.breakpoints`` names (none if not ``lap``).
 
     Marks a strategy left on older messages are taken off; messages that need no change are passed as
     they are. Example: [A, B(marked), C] -> [A, B(marked), C(marked)]; with lap=False -> [A, B, C]
@@ -298,7 +298,7 @@ USAGE_COUNTS = (
 
 def usage_of(usage) -> dict:
     """The SDK's usage object as a plain dict; cache counts only when the server sent them, and the
-    ``iterations`` (one entry per sampling pass, with its ``type``) when it listed them -- the bill sums those.
+    ``iterations`` (one entry per sampling pass, with its ``type``) when it listed them, summed under ``billed``.
     Example: -> {"input_tokens": 900, "output_tokens": 40, "iterations": [{"type": "compaction", ...}, ...]}"""
     counts = {
         name: getattr(usage, name)
@@ -313,4 +313,22 @@ def usage_of(usage) -> dict:
             }
             for one in usage.iterations
         ]
-    return counts
+    return with_billed(counts)
+
+
+def passes(usage: dict) -> list[dict]:
+    """The sampling passes one reply was billed for: ``usage["iterations"]`` when it lists them, else
+    the usage itself. With server-side compaction the summarizing pass is one of them, and the
+    top-level figures leave it out. Example: {"input_tokens": 900, "iterations": [compaction 5000
+    in, message 900 in]} -> the two iterations."""
+    return usage.get("iterations") or [usage]
+
+
+def with_billed(usage: dict) -> dict:
+    """``usage`` with ``billed``: each count summed over every pass, when it lists ``iterations``
+    (the harness bills those: ``harness.laps.billed_counts``). Example: iterations of 5,000 + 900
+    in -> billed {"input_tokens": 5900, ...}"""
+    if not usage.get("iterations"):
+        return usage
+    kinds = [k for k in USAGE_COUNTS if any(k in p for p in usage["iterations"])]
+    return {**usage, "billed": {k: sum(p.get(k) or 0 for p in usage["iterations"]) for k in kinds}}

@@ -27,7 +27,7 @@ import anthropic
 
 from harness.messages import assistant, blocks_of
 from harness.model import Reply
-from stage.claude import ClaudeModel, reply_from, usage_of
+from stage.claude import ClaudeModel, reply_from, usage_of, with_billed
 
 KEPT_BLOCKS = ("compaction", "thinking", "redacted_thinking")  # sent back exactly as they came
 
@@ -185,12 +185,16 @@ def add_usage(first: dict, second: dict) -> dict:
     total = {
         k: (first.get(k) or 0) + (second.get(k) or 0)
         for k in {*first, *second}
-        if k != "iterations"
+        if k not in ("iterations", "billed")
     }
     passes = (first.get("iterations") or [dict(first, type="message")]) + (
         second.get("iterations") or [dict(second, type="message")]
     )
-    return {
-        **total,
-        "iterations": [{k: v for k, v in p.items() if k != "iterations"} for p in passes],
-    }
+    return with_billed(
+        {
+            **total,
+            "iterations": [
+                {k: v for k, v in p.items() if k not in ("iterations", "billed")} for p in passes
+            ],
+        }
+    )

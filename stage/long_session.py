@@ -28,6 +28,7 @@ from harness.loop import bare_loop, run_agent
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
 from stage.offline import OfflineModel
+from stage.palette import SERIES
 from stage.tasks import file_reading_task
 
 FILLERS = 43  # about 60 laps in all
@@ -188,16 +189,57 @@ def plot_race(rows: list[SessionBill], ax=None):
     """The bill so far against the lap, one line per strategy, each labelled at its end (no legend needed)."""
     import matplotlib.pyplot as plt
 
-    ax = ax or plt.subplots(figsize=(11, 4.2))[1]
-    styles = ["-", "--", "-.", ":", (0, (5, 1, 1, 1))]
-    for row, style in zip(rows, styles * 2, strict=False):
-        ax.plot(range(1, len(row.dollars) + 1), row.dollars, linestyle=style, linewidth=2.4)
-        ax.annotate(f" {row.name}", (len(row.dollars), row.dollars[-1]), fontsize=13, va="center")
+    from stage.plots import DPI, FONT
+
+    ax = ax or plt.subplots(figsize=(11, 4.2), dpi=DPI, layout="constrained")[1]
+    for i, row in enumerate(rows):
+        look = SERIES[
+            i % len(SERIES)
+        ]  # the palette's colour and line style: apart in greyscale too
+        ax.plot(
+            range(1, len(row.dollars) + 1),
+            row.dollars,
+            color=look.colour,
+            linestyle=look.linestyle,
+            linewidth=2.4,
+            label=row.name,
+        )
+        ax.annotate(
+            row.name,
+            (len(row.dollars), row.dollars[-1]),
+            xytext=(6, 0),
+            textcoords="offset points",
+            fontsize=FONT,
+            fontweight="bold",
+            color=look.colour,
+            va="center",
+            gid=f"label-for:{row.name}",
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1},
+        )
     for row in rows[1:]:
         if row.break_even:
             ax.axvline(row.break_even, color="0.55", linewidth=1, linestyle=":")
-    ax.set_xlabel("lap", fontsize=13)
-    ax.set_ylabel("the bill so far ($, with caching)", fontsize=13)
-    ax.margins(x=0.25)
+    ax.set_xlabel("lap", fontsize=FONT)
+    ax.set_ylabel("the bill so far ($, with caching)", fontsize=FONT)
+    ax.tick_params(labelsize=FONT)
+    ax.margins(x=0.03)
     ax.spines[["top", "right"]].set_visible(False)
+    room_for_labels(ax)
     return ax
+
+
+def room_for_labels(ax) -> None:
+    """Widen the x axis until every name written at a line's end ends inside the axes."""
+    try:
+        renderer = ax.figure.canvas.get_renderer()
+    except AttributeError:
+        return
+    for _ in range(3):  # each widening moves the labels too: measure again
+        names = [t for t in ax.texts if (t.get_gid() or "").startswith("label-for:")]
+        frame = ax.get_window_extent(renderer)
+        over = max((t.get_window_extent(renderer).x1 for t in names), default=0) - frame.x1
+        if over <= 0:
+            return
+        left, right = ax.get_xlim()
+        per_pixel = (right - left) / frame.width
+        ax.set_xlim(left, right + (over + 4) * per_pixel * frame.width / (frame.width - over - 4))

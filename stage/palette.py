@@ -15,6 +15,7 @@ Left out: dark themes (every picture is drawn on white), and other colour blindn
 
 from __future__ import annotations
 
+import textwrap
 from html import escape
 from typing import NamedTuple
 
@@ -165,3 +166,29 @@ def verdict_bundle(passed: bool | None, words: str) -> dict:
         f"{symbol} {word}</span>: {escape(words)}</div>"
     )
     return {"text/html": html, "text/plain": verdict_line(passed, words, colour=False)}
+
+
+# ---- printed lines ------------------------------------------------------------------------------------
+
+PRINT_WIDTH = 80  # characters: what a 1280-pixel projector shows of a printed line at 15 px, file browser open
+
+
+def wrap_printed(text: str, indent: str = "", width: int = PRINT_WIDTH) -> str:
+    """``text`` broken between words into lines of at most ``width`` characters, for ``print``.
+
+    Each line of ``text`` is wrapped on its own; lines after the first of each get ``indent``. A word
+    longer than the whole line (a long path) is left whole, never cut.
+    Example: wrap_printed("ok   " + "word " * 20, indent="     ") -> two lines, the second indented 5
+    """
+    return "\n".join(
+        textwrap.fill(
+            line,
+            width,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        if len(line) > width
+        else line
+        for line in text.split("\n")
+    )

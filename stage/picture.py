@@ -115,7 +115,7 @@ class Picture:
         if not self._labels:
             self._labels = end_labels(self.plot_ax, ends, group=list(self._fixed))
         for label, end in zip(self._labels, ends):
-            label.y = end[0]
+            label.move_to(end[0], end[1])  # from this lap's own values, whatever was drawn before
             label.set_visible(True)
         if not self._desk:
             self._desk = desk_blocks(

@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import Callable
 
 from harness.compaction import three_zones
-from harness.context import keep_newest
 from harness.loop import bare_loop
 from harness.memory import load_claude_md
 from harness.messages import assistant, user
 from harness.running_summary import fold
+from harness.sliding_window import keep_newest
+from stage.palette import wrap_printed
 from stage.registry import lesson_of_piece
 
 AGENT_FILE_VARIABLE = "CONTEXT_DESK_AGENT"
@@ -106,10 +107,9 @@ the next lesson uses your edit; delete it (or this file) and the lessons use the
 
 from pathlib import Path
 
-from harness.compaction import turn_starts
 from harness.loop import send_everything
 from harness.memory import MEMORY_HEADER
-from harness.messages import assistant, safe_cuts, tool_uses, user
+from harness.messages import assistant, safe_cuts, tool_uses, turn_starts, user
 from harness.prompts import SYSTEM_PROMPT, render
 '''
 BLOCK = re.compile(
@@ -190,7 +190,7 @@ def class_piece(name: str, namespace: dict | None = None, quiet: bool = False) -
     piece = PIECES[name]
     chosen, line, key = _choose(name, piece, (namespace or {}).get(name))
     if not quiet and _said.get(name) != (key, line):
-        print(line)
+        print(wrap_printed(line))
         _said[name] = (key, line)
     return chosen
 

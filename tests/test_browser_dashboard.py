@@ -9,8 +9,10 @@ skipped, unless ``CI=true``, where they fail.
 
 * the dashboard renders, plays, pauses (at a roomy 1500 x 1100);
 * at 1280 x 720 with the file browser open it fits, plot and desk view on screen together, its buttons
-  still through ten laps; it fits a 1366 x 768 and a 1440 x 900 laptop and a 1920 x 1080 screen, there
-  also at the large size; code and printed verdicts are at least 14 px, a verdict carries its symbol and colour;
+  still through ten laps; every control stays on screen after reset and play too (the default dashboard
+  and lesson 04's, screenshots of each moment); it fits a 1366 x 768 and a 1440 x 900 laptop and a
+  1920 x 1080 screen, there also at the large size; code and printed output are at least 15 px, a long
+  printed verdict wraps between words, a verdict carries its symbol and colour;
 * a lesson saved with a dashboard in it, closed, and reopened without running shows the last picture,
   not a widget error; opening a lesson (every one in notebooks/) does not mark it modified;
 * a slide deck opened in RISE loads its styles and no extension it cannot run.
@@ -48,6 +50,11 @@ OVERRIDES = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overr
 PICTURE = ".context-desk-picture img"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+LONG_VERDICT = (  # a verdict as long as an exercise's, made of words that a break inside would show
+    "the sliding window kept the newest messages within the room it was given, but the "
+    "standing rule left the desk with the oldest turns, and the agent then aimed its fix "
+    "at production; keep the request pinned at the head, or carry the rule forward in a summary"
+)
 
 
 def need_lab_settings():
@@ -85,12 +92,22 @@ def fill_folder(folder: Path):
         "show_dashboard(delay=0.4)",
     )
     write_notebook(
+        folder / "dashboard-04.ipynb",  # lesson 04's: the class's piece first in a longer menu
+        "from harness.running_summary import RunningSummary\n"
+        "from harness.strategies import STRATEGIES\n"
+        "from stage.widgets import show_dashboard",
+        "menu = {'your running summary': lambda s: RunningSummary(tail_turns=s.tail_turns)}\n"
+        "menu.update({name: cls.from_settings for name, cls in STRATEGIES.items()})\n"
+        "show_dashboard(strategies=menu, strategy='your running summary', delay=0.3)",
+    )
+    write_notebook(
         folder / "verdicts.ipynb",
         "from IPython.display import display\n"
         "from stage.palette import verdict_bundle, verdict_line\n"
         "print(verdict_line(True, 'the window slides'))\nprint(verdict_line(False, 'the rule fell off'))\n"
         "display(verdict_bundle(True, 'shown big'), raw=True)\n"
         "display(verdict_bundle(False, 'shown big'), raw=True)",
+        f"print(verdict_line(False, {LONG_VERDICT!r}))",
     )
     code = [
         c.source
@@ -399,7 +416,7 @@ def test_on_a_projector_the_dashboard_fits_and_its_buttons_stay_put(page):
     code = page.evaluate(
         "() => parseFloat(getComputedStyle(document.querySelector('.jp-Cell .cm-content')).fontSize)"
     )
-    assert code >= 14, f"code is {code} px on screen"
+    assert code >= 15, f"code is {code} px on screen"
     assert_fits(page, "1280x720, file browser open")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "dashboard-1280x720.png"))
@@ -437,8 +454,55 @@ def test_on_a_projector_the_dashboard_fits_and_its_buttons_stay_put(page):
     assert refused == [], f"requests left the machine: {refused}"
 
 
+CONTROLS = """() => Array.from(document.querySelectorAll(
+  '.context-desk-dashboard button, .context-desk-dashboard select, .context-desk-dashboard .widget-slider,'
+  + ' .context-desk-dashboard .widget-readout, .context-desk-dashboard .widget-label,'
+  + ' .context-desk-status, .context-desk-picture img, .context-desk-summary'))
+  .map(e => { const b = e.getBoundingClientRect();
+    return [e.className.split(' ')[0] + ':' + (e.innerText || '').trim().slice(0, 20),
+            Math.round(b.left), Math.round(b.top), Math.round(b.right), Math.round(b.bottom)]; })"""
+
+
+def assert_every_control_on_screen(page, what: str):
+    """Every button, menu, slider, the status line, the picture and the summary lie inside the viewport."""
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
+    found = page.evaluate(CONTROLS)
+    assert len(found) >= 12, f"{what}: the dashboard's controls were not found: {found}"
+    outside = [
+        (name, box)
+        for name, *box in found
+        if box[0] < 0 or box[1] < 0 or box[2] > width + 1 or box[3] > height + 1
+    ]
+    assert not outside, f"{what}: outside the {width}x{height} screen: {outside}"
+
+
+@pytest.mark.parametrize("notebook", ["dashboard.ipynb", "dashboard-04.ipynb"])
+def test_on_a_projector_nothing_leaves_the_screen_after_reset_and_play(page, notebook):
+    """1280 x 720, file browser open: after the first draw, and again while and after it replays from lap 0."""
+    page, url, refused, _ = page
+    open_notebook(page, url, notebook)
+    run_all(page)
+    assert boxes(page, ["#jp-left-stack"])["#jp-left-stack"][2] > 200, "the file browser is open"
+    stem = notebook.removesuffix(".ipynb")
+    ARTIFACTS.mkdir(exist_ok=True)
+    for moment in ("drawn", "playing", "played"):
+        if moment == "playing":
+            page.locator(".context-desk-dashboard button", has_text="reset").click()
+            page.wait_for_function(STATUS_SAYS, arg="lap 0 of", timeout=10_000)
+            page.locator(".context-desk-dashboard button", has_text="play").click()
+            page.wait_for_function(STATUS_SAYS, arg="lap 6 of", timeout=20_000)
+        elif moment == "played":
+            page.wait_for_function(STATUS_SAYS, arg="stopped:", timeout=60_000)
+        assert_fits(page, f"{notebook}, {moment}")
+        assert_every_control_on_screen(page, f"{notebook}, {moment}")
+        page.screenshot(path=str(ARTIFACTS / f"{stem}-1280x720-{moment}.png"))
+    assert "Error displaying widget" not in page.content()
+    assert refused == [], f"requests left the machine: {refused}"
+
+
 def test_verdicts_carry_a_symbol_and_a_colour_and_show_big(page):
-    """Printed: the symbol and word in the palette's colour, bold. Shown (verdict_bundle): the same at 16 px."""
+    """Printed: the symbol and word in the palette's colour, bold, at 15 px (tools/lab_settings.py's
+    stylesheet), a long one wrapped between words. Shown (verdict_bundle): the same at 16 px."""
     page, url, _, _ = page
     open_notebook(page, url, "verdicts.ipynb")
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -457,8 +521,20 @@ def test_verdicts_carry_a_symbol_and_a_colour_and_show_big(page):
                 shown,
             )
             assert weight >= 600, f"{way} {words} is not bold"
-            if way == "shown":
-                assert size >= 14, f"{words} is shown at {size} px"
+            assert size >= 15, f"{words} is {way} at {size} px"
+    printed = page.locator(".jp-OutputArea-output pre", has_text="standing rule left the desk")
+    printed.wait_for(timeout=30_000)
+    size = printed.evaluate("(pre) => parseFloat(getComputedStyle(pre).fontSize)")
+    assert size >= 15, f"printed output is {size} px"
+    lines = printed.evaluate(
+        "(pre) => Math.round(pre.getBoundingClientRect().height / "
+        "parseFloat(getComputedStyle(pre).lineHeight))"
+    )
+    assert lines >= 2, "the long verdict should wrap at 1280 x 720 with the file browser open"
+    broken = printed.evaluate(BREAKS_INSIDE_A_WORD)
+    assert not broken, "a printed verdict wraps inside a word:\n" + "\n".join(broken)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "verdicts-1280x720.png"))
 
 
 # ---- save, close, reopen ------------------------------------------------------------------------------------

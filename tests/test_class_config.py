@@ -2,6 +2,8 @@
 
 class/jupyterhub_config.py is loaded as JupyterHub loads it; class/roster.py's passwords, roster file and
 login are checked on their own. The hub itself, with real accounts, is tests/test_class_hub.py.
+Loading the hub's config, and the login, need the class tools (JupyterHub, the proxy's Node.js): marked
+``class_tools``, they are skipped with a one-line reason in an environment `make lab` built alone.
 """
 
 import asyncio
@@ -33,6 +35,7 @@ root_only = pytest.mark.skipif(
 
 
 @root_only
+@pytest.mark.class_tools
 def test_the_default_is_one_account_per_student_with_the_roster_login(monkeypatch, tmp_path):
     from jupyterhub.app import JupyterHub
 
@@ -55,6 +58,7 @@ def test_the_default_is_one_account_per_student_with_the_roster_login(monkeypatc
 
 
 @root_only
+@pytest.mark.class_tools
 def test_the_workshop_mode_refuses_root_and_the_shared_password_needs_it(monkeypatch, tmp_path):
     with pytest.raises(SystemExit, match="never as root"):
         load_hub_config(
@@ -66,6 +70,7 @@ def test_the_workshop_mode_refuses_root_and_the_shared_password_needs_it(monkeyp
         )
 
 
+@pytest.mark.class_tools
 @root_only
 @pytest.mark.parametrize(
     "setting, value, message",
@@ -82,6 +87,7 @@ def test_bad_settings_are_refused_with_a_message(monkeypatch, tmp_path, setting,
 
 
 @root_only
+@pytest.mark.class_tools
 def test_the_spawn_limit_covers_the_roster_and_the_culler_waits_an_hour(monkeypatch, tmp_path):
     roster = load("roster")
     people = {f"s{n:03d}": {"role": "student", "uid": 5000 + n, "hash": "x"} for n in range(60)}
@@ -93,6 +99,7 @@ def test_the_spawn_limit_covers_the_roster_and_the_culler_waits_an_hour(monkeypa
 
 
 @root_only
+@pytest.mark.class_tools
 def test_servers_get_the_kernel_guard_and_students_no_formgrader(monkeypatch, tmp_path):
     import json
 
@@ -119,6 +126,7 @@ def test_servers_get_the_kernel_guard_and_students_no_formgrader(monkeypatch, tm
     assert config.Spawner.environment["JUPYTER_PATH"] == str(files / "data")
 
 
+@pytest.mark.class_tools
 def test_the_class_endpoint_reaches_every_server(monkeypatch, tmp_path):
     if os.geteuid() != 0:
         settings = {"CLASS_SPAWNER": "workshop", "CLASS_PASSWORD": "long-enough"}
@@ -184,6 +192,7 @@ def test_the_roster_refuses_an_account_it_did_not_make(tmp_path):
         roster.add(roster.Roster(tmp_path), {"root": "student"}, tmp_path)
 
 
+@pytest.mark.class_tools
 def test_the_login_checks_each_persons_own_password_and_locks_out_guessing(tmp_path):
     roster = load("roster")
     store = roster.Roster(tmp_path)

@@ -108,13 +108,13 @@ def test_the_class_lock_keeps_the_students_versions():
         )
 
 
-@pytest.mark.skipif(
-    os.environ.get("CONTEXT_DESK_TRY_LATEST") == "1", reason="make try-latest: newest on purpose"
-)
-def test_this_environment_is_the_locked_one():
-    """The tests pass with the lock's versions, so the venv they run in must hold exactly those."""
+LATEST = os.environ.get("CONTEXT_DESK_TRY_LATEST") == "1"  # make try-latest: newest on purpose
+
+
+def drift_from(lock: Path) -> list[str]:
+    """Each package the lock pins for this Python that is missing or at another version here."""
     drift = []
-    for name, version in pinned_here(CLASS_LOCK).items():
+    for name, version in pinned_here(lock).items():
         try:
             installed = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -122,4 +122,20 @@ def test_this_environment_is_the_locked_one():
             continue
         if installed != version:
             drift.append(f"{name} {installed} is installed, the lock says {version}")
-    assert not drift, "the venv is not the locked one (run `make class-deps`): " + "; ".join(drift)
+    return drift
+
+
+@pytest.mark.skipif(LATEST, reason="make try-latest: newest on purpose")
+def test_this_environment_is_the_locked_one():
+    """The tests pass with the lock's versions, so the venv they run in must hold exactly those."""
+    drift = drift_from(STUDENT_LOCK)
+    assert not drift, (
+        "the venv is not the locked one (run `make lab` or `make venv`): " + "; ".join(drift)
+    )
+
+
+@pytest.mark.class_tools
+@pytest.mark.skipif(LATEST, reason="make try-latest: newest on purpose")
+def test_with_the_class_tools_the_environment_is_the_class_lock():
+    drift = drift_from(CLASS_LOCK)
+    assert not drift, "the venv is not the class lock (run `make class-deps`): " + "; ".join(drift)

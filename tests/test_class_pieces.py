@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 from harness.compaction import ThreeZoneCompaction
-from harness.context import SlidingWindow
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.running_summary import RunningSummary
 from stage.offline import OfflineModel

@@ -35,8 +35,12 @@ SCHEMAS = {
 
 def test_writes_every_file_into_a_fresh_prefix(tmp_path):
     written = lab_settings.write_settings(tmp_path)
+    css = lab_settings.stylesheet_path(tmp_path)
+    assert css in written and css.is_relative_to(tmp_path)
     files = {
-        path.relative_to(tmp_path).as_posix(): json.loads(path.read_text()) for path in written
+        path.relative_to(tmp_path).as_posix(): json.loads(path.read_text())
+        for path in written
+        if path != css
     }
     overrides = files["share/jupyter/lab/settings/overrides.json"]
     assert overrides[KERNELS] == {"commsOverSubshells": "disabled"}
@@ -50,6 +54,21 @@ def test_writes_every_file_into_a_fresh_prefix(tmp_path):
     assert files["etc/ipython/ipython_kernel_config.json"] == {
         "IPKernelApp": {"kernel_class": "stage.kernel.LessonKernel"}
     }
+    assert files["etc/jupyter/jupyter_server_config.json"] == {"LabApp": {"custom_css": True}}
+    assert "font-size: 15px" in css.read_text() and "word-break: normal" in css.read_text()
+
+
+def test_the_stylesheet_is_where_this_environments_server_looks_and_is_switched_on():
+    """The server serves /custom/custom.css from ~/.jupyter/custom or from its own static folder, and only
+    when LabApp.custom_css is set: both read here from the installed jupyter_server, as `jupyter lab` would."""
+    serverapp = pytest.importorskip("jupyter_server.serverapp")
+    app = serverapp.ServerApp()
+    app.load_config_file()
+    if not app.config.get("LabApp", {}).get("custom_css"):
+        pytest.skip(f"run `{sys.executable} tools/lab_settings.py` (make does)")
+    served_from = [Path(folder) for folder in app.static_custom_path]
+    assert lab_settings.stylesheet_path(Path(sys.prefix)).parent in served_from
+    assert lab_settings.stylesheet_path(Path(sys.prefix)).read_text() == lab_settings.STYLESHEET
 
 
 def test_merges_with_existing_settings_and_is_idempotent(tmp_path):

@@ -3,7 +3,7 @@
 The unit test reads the sources: code cells, and the finished pieces in the reveals. The integration
 test reads what the lessons printed in their last headless run (``tools.executed``): streams and text
 results, pictures aside. A lesson prints what it computed through ``stage.classroom.say``, which wraps
-at the same width.
+at the same width (``stage.palette.wrap_printed``).
 """
 
 import re
@@ -12,7 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from stage.classroom import WIDTH, wrapped
+from stage.palette import PRINT_WIDTH as WIDTH
+from stage.palette import wrap_printed
+from stage.classroom import say
 from tools.executed import executed, text_of_outputs
 from tools.lessons import LESSONS
 
@@ -50,8 +52,10 @@ def test_every_printed_line_fits_the_projector():
     assert not long, f"{len(long)} printed lines over {WIDTH} columns: {long[:8]}"
 
 
-def test_wrapped_keeps_every_line_within_the_width_and_every_word():
-    text = "a rule " * 40 + "\n    indented: " + "word " * 30 + "\n" + "x" * 120
-    out = wrapped(text)
+def test_say_keeps_every_line_within_the_width_and_every_word(capsys):
+    text = "a rule " * 40 + "\n    indented: " + "word " * 30 + "\n" + "app/db.py:25 " * 9
+    say(text)
+    out = capsys.readouterr().out
     assert all(len(line) <= WIDTH for line in out.splitlines())
-    assert "".join(out.split()) == "".join(text.split())  # nothing lost, only line breaks
+    assert out.split() == text.split()  # nothing lost, only line breaks
+    assert wrap_printed(text, indent="  ") + "\n" == out

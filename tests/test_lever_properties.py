@@ -13,6 +13,7 @@ from harness.laps import billed_tokens
 from harness.messages import assistant, blocks_of, pair_problems, user
 from harness.model import Reply
 from harness.tokens import Meter
+from stage.claude import with_billed
 from stage.server_compaction import BackgroundCompaction, OnDemandCompaction
 from stage.server_levers import CLEARED, clear_thinking, clear_tool_results
 
@@ -35,7 +36,7 @@ def test_the_bill_is_the_sum_of_the_passes_and_never_below_the_top_level(compact
     top = {
         k: sum(p.get(k, 0) for p in messages) for k in (*keys, "output_tokens")
     }  # the API's top level
-    usage = {**top, "iterations": compactions + messages}
+    usage = with_billed({**top, "iterations": compactions + messages})  # as the backend reports it
     billed_in, billed_out = billed_tokens(usage)
     assert billed_in == sum(p.get(k, 0) for p in compactions + messages for k in keys)
     assert billed_out == sum(p["output_tokens"] for p in compactions + messages)

@@ -1,11 +1,8 @@
 """The bare loop: laps, the bill, the transcript that keeps everything, and clean stops."""
 
-import json
-
 import pytest
 
 from harness.context import FullHistory
-from harness.transcript import load_transcript
 from harness.loop import run_agent
 from harness.model import ModelError, Reply
 from stage.offline import OfflineModel
@@ -34,22 +31,6 @@ def test_overflow_stops_cleanly_and_keeps_the_history(task, meter):
     assert run.stopped == "overflow"
     assert run.laps[-1].kind == "overflow" and "5,000-token window" in run.problem
     assert len(run.history) == 2 * (len(run.laps) - 1) + 1  # every finished lap is still there
-
-
-def test_transcript_is_written_as_it_goes_and_reads_back(task, meter, tmp_path):
-    path = tmp_path / "run.jsonl"
-    run = run_agent(
-        task.request, OfflineModel(window=20000, meter=meter), transcript=path, max_laps=5
-    )
-    assert run.stopped == "max_laps" and len(run.laps) == 5
-    assert load_transcript(path) == json.loads(json.dumps(run.history))
-
-
-def test_a_malformed_transcript_line_is_named(tmp_path):
-    path = tmp_path / "bad.jsonl"
-    path.write_text('{"lap": 0, "message": {"role": "user", "content": "hi"}}\nnot json\n')
-    with pytest.raises(ValueError, match="line 2"):
-        load_transcript(path)
 
 
 def test_remarks_arrive_with_the_tool_results(task, meter):

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from harness import loop as loop_module
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow, Strategy
+from harness.context import FullHistory, Strategy
+from harness.sliding_window import SlidingWindow
 from harness.loop import bare_loop, run_agent, send_everything
 from harness.messages import assistant, tool_uses, user
 from harness.model import CLASS_WINDOW

@@ -3,29 +3,20 @@
 Every test passes explicit temporary paths: the real home folder is never read.
 """
 
-import os
-
 import pytest
 
-from benchmarks.two_sessions import jot_notes, session_one, session_two, two_sessions
-from harness import promote as promote_module
+from benchmarks.two_sessions import session_one, session_two, two_sessions
 from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
 from harness.memory import MEMORY_HEADER, imports_in, load_memory, system_prompt
-from harness.notes import memory_costs, recall, write_note
 from harness.promote import (
-    MemoryFileError,
-    append_to_memory,
-    normalise,
     promote,
-    remember_into,
-    standing_constraints,
 )
 from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
-from harness.tools import WORKSPACE, Toolbox
+from harness.tools import WORKSPACE
 from stage.offline import OfflineModel
-from stage.tasks import GOAL, file_reading_task
+from stage.tasks import file_reading_task
 
 RULE_LINE = "- Never touch production: run database changes on staging only."
 
@@ -214,87 +205,6 @@ def test_memory_is_paid_on_every_lap(tmp_path, meter):
 
 # ---- promotion -------------------------------------------------------------------------------
 
-SUMMARY = """Goal: Fix the login bug.
-Standing constraints:
-- Never touch production: run database changes on staging only.
-- Do not edit app/billing.py.
-Facts:
-- Cause: app/auth.py:40 — FIXME: case-sensitive match
-Files read: app/auth.py"""
-
-
-def test_standing_constraints_are_read_off_a_summary():
-    assert standing_constraints(SUMMARY) == [
-        "Never touch production: run database changes on staging only.",
-        "Do not edit app/billing.py.",
-    ]
-    bold_inline = "**Standing constraints:** Always use staging.\nFacts: x"
-    assert standing_constraints(bold_inline) == ["Always use staging."]
-    assert standing_constraints("Standing constraints: (none)\nGoal: x") == []
-    assert standing_constraints("Summarize briefly: we read 4 files.") == []
-
-
-def test_promote_appends_without_duplicates(tmp_path):
-    same_rule_other_spelling = "-  never touch PRODUCTION: run database changes on staging only"
-    notebook = write(tmp_path / "CLAUDE.md", "- Tests: pytest tests/.\n" + same_rule_other_spelling)
-    added = promote(SUMMARY, notebook)
-    assert added == ["- Do not edit app/billing.py."]
-    assert notebook.read_text(encoding="utf-8").splitlines()[-1] == "- Do not edit app/billing.py."
-    assert promote(SUMMARY, notebook) == []
-    assert notebook.read_text(encoding="utf-8").count("billing") == 1
-    assert normalise(" *  Do NOT edit   app/billing.py. ") == "do not edit app/billing.py"
-
-
-def test_promote_creates_a_missing_notebook(tmp_path):
-    notebook = tmp_path / "new/CLAUDE.md"
-    promote(SUMMARY, notebook)
-    assert notebook.read_text(encoding="utf-8") == RULE_LINE + "\n- Do not edit app/billing.py.\n"
-
-
-def test_a_non_utf8_notebook_is_never_clobbered(tmp_path):
-    notebook = tmp_path / "CLAUDE.md"
-    notebook.write_bytes(b"- caf\xe9\n")
-    with pytest.raises(MemoryFileError, match="not UTF-8"):
-        promote(SUMMARY, notebook)
-    assert notebook.read_bytes() == b"- caf\xe9\n"
-
-
-def test_a_failed_write_leaves_the_original_intact(tmp_path, monkeypatch):
-    notebook = write(tmp_path / "CLAUDE.md", "- Tests: pytest tests/.\n")
-
-    def broken_replace(*_):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(promote_module.os, "replace", broken_replace)
-    with pytest.raises(MemoryFileError, match="No space left"):
-        promote(SUMMARY, notebook)
-    assert notebook.read_text(encoding="utf-8") == "- Tests: pytest tests/.\n"
-    assert os.listdir(tmp_path) == ["CLAUDE.md"]  # no temporary file left behind
-
-
-def test_remember_tool_writes_through_the_callback(tmp_path):
-    notebook = tmp_path / "CLAUDE.md"
-    tools = Toolbox(remember=remember_into(notebook))
-    call = {
-        "type": "tool_use",
-        "id": "t1",
-        "name": "remember",
-        "input": {"fact": "Use staging.\nAlways."},
-    }
-    assert tools.run(call)["content"] == "Saved to CLAUDE.md: Use staging. Always."
-    assert tools.run({**call, "id": "t2"})["content"].startswith("Already in CLAUDE.md")
-    assert notebook.read_text(encoding="utf-8") == "- Use staging. Always.\n"
-    notebook.write_bytes(b"\xff\xfe")
-    result = tools.run({**call, "id": "t3"})
-    assert result.get("is_error") and "not UTF-8" in result["content"]
-    assert notebook.read_bytes() == b"\xff\xfe"
-
-
-def test_append_keeps_a_missing_final_newline_apart(tmp_path):
-    notebook = write(tmp_path / "CLAUDE.md", "- First.")
-    append_to_memory(notebook, ["Second."])
-    assert notebook.read_text(encoding="utf-8") == "- First.\n- Second.\n"
-
 
 # ---- two sessions ------------------------------------------------------------------------------
 
@@ -358,34 +268,6 @@ def test_promotion_out_of_a_real_compaction_summary(tmp_path, meter):
 
 
 # ---- recalled notes ----------------------------------------------------------------------------
-
-
-def test_recall_pulls_only_the_relevant_notes(tmp_path, meter):
-    notes = tmp_path / "notes"
-    write_note(
-        notes, "Email login bug", "app/auth.py:40 compares email addresses case-sensitively."
-    )
-    write_note(notes, "Tax rounding", "Tax is rounded per line, so long invoices drift by a cent.")
-    write_note(notes, "Export off by one", "The export skips its first row.")
-    (notes / "broken.md").write_bytes(b"\xff email")
-    found = recall(notes, "Users whose emails contain capitals cannot log in.", k=3)
-    assert [n.path.name for n in found] == ["email-login-bug.md"]
-    assert recall(notes, "Deploy the frontend.") == []
-    memory = only_project(write(tmp_path / "CLAUDE.md", RULE_LINE), meter)
-    costs = memory_costs(memory, notes, "Users whose emails cannot log in.", meter=meter)
-    assert 0 < costs["recalled"] < costs["all notes"]
-    assert costs["always loaded"] == memory.tokens_per_turn
-    assert costs["recalled notes"] == ["email-login-bug.md"]
-    assert "email addresses" in system_prompt(memory, recalled=found)
-
-
-def test_notes_jotted_in_session_one_are_recalled_for_session_two(tmp_path, meter):
-    run, _ = session_one(tmp_path / "CLAUDE.md", meter=meter)
-    assert jot_notes(run, tmp_path / "notes") >= 3
-    names = [n.path.name for n in recall(tmp_path / "notes", GOAL, k=2)]
-    assert any(name.startswith("cause") for name in names) and any(
-        name.startswith("fix") for name in names
-    )
 
 
 def test_the_workspace_claude_md_stays_within_budget(meter):

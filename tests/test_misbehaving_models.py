@@ -9,7 +9,7 @@ import pytest
 
 from harness.compaction import ThreeZoneCompaction
 from harness import strategies as harness_strategies
-from harness.context import SlidingWindow
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.messages import tool_results
 from harness.running_summary import RunningSummary

@@ -9,7 +9,7 @@ from real_libraries import RULE as LIBRARY_RULE
 from real_libraries import make_library_workspace
 
 from benchmarks.compare import automatic_window, task_for, why_stopped
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent

@@ -3,7 +3,8 @@
 import pytest
 
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from stage.misbehaving import KINDS
 from stage.offline import OfflineModel

@@ -28,7 +28,8 @@ from matplotlib.text import Text
 
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter

@@ -8,7 +8,7 @@ Each run is the class task on a desk built by hand up to the point of acting, so
 import pytest
 from rule_wordings import NOT_RULES, OTHER_TARGETS, RULES
 
-from harness.context import SlidingWindow
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.tools import Toolbox

@@ -7,7 +7,8 @@ that leaves no tail folds the newest turn too, one that puts everything in the t
 
 import pytest
 
-from harness.compaction import tail_start, three_zones, turn_starts
+from harness.compaction import tail_start, three_zones
+from harness.messages import turn_starts
 from harness.loop import run_agent
 from harness.running_summary import RunningSummary
 from harness.tools import WORKSPACE, Toolbox

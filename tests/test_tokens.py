@@ -3,7 +3,8 @@
 import pytest
 
 from harness.messages import user
-from harness.tokens import Meter, chars4, cl100k, naive_total, tiktoken_count
+from harness.messages import text_of
+from harness.tokens import PER_MESSAGE_OVERHEAD, Meter, chars4, cl100k, tiktoken_count
 from harness.tools import WORKSPACE
 
 
@@ -33,8 +34,9 @@ def test_meter_caches_each_message_once(meter):
 
 def test_cached_total_equals_naive_recount():
     history = [user("the desk fills up " * (i + 1)) for i in range(20)]
-    assert Meter("tiktoken").total(history) == naive_total(history, "tiktoken")
-    assert Meter("chars4").total(history) == naive_total(history, "chars4")
+    for counter, count_text in [("tiktoken", tiktoken_count), ("chars4", chars4)]:
+        recounted = sum(count_text(text_of(m)) + PER_MESSAGE_OVERHEAD for m in history)
+        assert Meter(counter).total(history) == recounted
 
 
 def test_chars4_and_tokenizer_disagree_on_code(meter):

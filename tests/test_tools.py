@@ -1,6 +1,5 @@
-"""The sandbox: tools answer every problem with an error tool result, never an exception."""
-
-import os
+"""The tools: each answers with a tool result -- a file with line numbers, a listing, a search, a
+recorded SQL statement -- and every problem comes back as an error result, never an exception."""
 
 import pytest
 
@@ -22,23 +21,6 @@ def test_read_file_numbers_lines(box):
     line40 = [ln for ln in result["content"].splitlines() if ln.startswith("  40  ")]
     assert line40 and "FIXME" in line40[0]
     assert box.reads == ["app/auth.py"]
-
-
-@pytest.mark.parametrize(
-    "path", ["../README.md", "../../etc/passwd", "/etc/passwd", "app/../../Makefile", "x" * 5000]
-)
-def test_paths_outside_the_workspace_are_refused(box, path):
-    result = call(box, "read_file", path=path)
-    assert result["is_error"] and result["content"].startswith("Error:")
-    assert box.reads == []
-
-
-def test_symlink_pointing_out_is_refused(tmp_path):
-    (tmp_path / "ws").mkdir()
-    (tmp_path / "secret.txt").write_text("secret")
-    os.symlink(tmp_path / "secret.txt", tmp_path / "ws" / "link.txt")
-    result = call(Toolbox(tmp_path / "ws"), "read_file", path="link.txt")
-    assert result["is_error"] and "outside the workspace" in result["content"]
 
 
 def test_missing_and_binary_files_are_clear_errors(tmp_path):

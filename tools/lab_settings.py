@@ -1,7 +1,7 @@
 """Write the workbook's JupyterLab settings into the environment (the venv), so every user of it gets them.
 
 JupyterLab and Jupyter read defaults from the environment's own folders, so `make lab`, the class hub and the
-browser tests get these on a fresh machine without touching anyone's home directory. Four files, and why:
+browser tests get these on a fresh machine without touching anyone's home directory. Six files, and why:
 
 `share/jupyter/lab/settings/overrides.json` -- settings every user starts from:
 - Kernel comms over subshells: disabled. JupyterLab 4.6 runs widget callbacks on kernel subshells,
@@ -13,8 +13,15 @@ browser tests get these on a fresh machine without touching anyone's home direct
   reopens to "Error displaying widget: model not found"; with it, the dashboard comes back as a still
   picture of the last lap until the cell runs again.
 - Code at 15 px in every editor (JupyterLab's default is 13): it is read from the back of the room.
-  Printed output stays at 13 px: JupyterLab takes its font-size overrides from a user's own settings only,
-  never from these defaults, so verdicts are shown as HTML at 16 px instead (``stage.palette.verdict_bundle``).
+  Printed output is not set here: JupyterLab takes its theme's font sizes from a user's own settings only,
+  never from these defaults. The stylesheet below does it instead.
+
+`etc/jupyter/jupyter_server_config.json` and `custom/custom.css` in jupyter_server's own static folder --
+printed output (verdicts, printouts, tracebacks) at 15 px, wrapped between words. JupyterLab's default is 13 px, and it breaks a printed line at any letter (``word-break: break-all``): a
+verdict came out as "wi" at the end of one line and "th" at the start of the next. The config file turns on
+JupyterLab's custom stylesheet (``LabApp.custom_css``); the server looks for it in the user's
+``~/.jupyter/custom/`` first (a user's own still wins), then in that static folder, which is this
+environment's.
 
 `etc/jupyter/labconfig/page_config.json` -- the old `jupyterlab-mathjax3` extension (JupyterLab 3, pulled
 in by jupyterlab-rise) is disabled: JupyterLab 4 has MathJax built in, and the old one warns about versions
@@ -27,12 +34,14 @@ others loaded there warned about versions and failed; the decks are markdown and
 `etc/ipython/ipython_kernel_config.json` -- the kernel is `stage.kernel.LessonKernel`: IPython's, naming its
 language without the Python version, so opening a lesson does not mark it modified (see that module).
 
-Other keys already in these files are kept: this merges, it does not clobber. A user's own settings (in
+Other keys already in the JSON files are kept: this merges, it does not clobber (the stylesheet is this
+workbook's alone, and is written whole). A user's own settings (in
 ~/.jupyter) still win. Key names and values follow the schemas JupyterLab ships in share/jupyter/lab/schemas/.
 """
 
 import json
 import sys
+import sysconfig
 from pathlib import Path
 
 OVERRIDES = {
@@ -53,22 +62,47 @@ OVERRIDES = {
 PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/mathjax3-extension": True}}
 RISE_CONFIG = {"RiseApp": {"labextensions_path": [], "extra_labextensions_path": []}}
 KERNEL_CONFIG = {"IPKernelApp": {"kernel_class": "stage.kernel.LessonKernel"}}
+SERVER_CONFIG = {"LabApp": {"custom_css": True}}  # load custom/custom.css on every JupyterLab page
+OUTPUT_PX = 15  # printed output, in pixels
+STYLESHEET = f"""/* Context Desk (tools/lab_settings.py writes this file; edits are overwritten).
+   Printed output -- verdicts, printouts, tracebacks -- at projector size, wrapped between words only:
+   JupyterLab's own rule breaks a line at any letter (word-break: break-all). */
+.jp-ThemedContainer .jp-RenderedText.jp-OutputArea-output pre {{
+  font-size: {OUTPUT_PX}px;
+  word-break: normal;
+  overflow-wrap: break-word; /* a word longer than the whole line still breaks, rather than run off */
+}}
+"""
 
 
 def files(prefix: Path) -> dict[Path, dict]:
-    """Where each piece goes under ``prefix`` (the environment's ``sys.prefix``), and what it holds."""
+    """Where each JSON piece goes under ``prefix`` (the environment's ``sys.prefix``), and what it holds."""
     prefix = Path(prefix)
     return {
         prefix / "share" / "jupyter" / "lab" / "settings" / "overrides.json": OVERRIDES,
         prefix / "etc" / "jupyter" / "labconfig" / "page_config.json": PAGE_CONFIG,
         prefix / "etc" / "jupyter" / "jupyter_rise_config.json": RISE_CONFIG,
         prefix / "etc" / "ipython" / "ipython_kernel_config.json": KERNEL_CONFIG,
+        prefix / "etc" / "jupyter" / "jupyter_server_config.json": SERVER_CONFIG,
     }
 
 
+def stylesheet_path(prefix: Path) -> Path:
+    """custom/custom.css in jupyter_server's static folder, in the environment at ``prefix``.
+
+    Example: on Linux, .venv -> .venv/lib/python3.11/site-packages/jupyter_server/static/custom/custom.css
+    """
+    packages = sysconfig.get_path("purelib", vars={"base": str(prefix), "platbase": str(prefix)})
+    return Path(packages) / "jupyter_server" / "static" / "custom" / "custom.css"
+
+
 def write_settings(prefix: Path) -> list[Path]:
-    """Merge every piece into its file under ``prefix``; return the paths written."""
-    return [merge_into(path, values) for path, values in files(prefix).items()]
+    """Merge every JSON piece into its file under ``prefix``, write the stylesheet; return the paths."""
+    written = [merge_into(path, values) for path, values in files(prefix).items()]
+    css = stylesheet_path(prefix)
+    css.parent.mkdir(parents=True, exist_ok=True)
+    css.write_text(STYLESHEET, encoding="utf-8")
+    return [*written, css]
 
 
 def merge_into(path: Path, values: dict) -> Path:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import copy
 import random
 
-from harness.compaction import ThreeZoneCompaction, turn_starts
+from harness.compaction import ThreeZoneCompaction
+from harness.messages import turn_starts
 from harness.context import Assembly, FullHistory, Strategy
 from harness.laps import Lap
 from harness.loop import run_agent

@@ -1,4 +1,5 @@
-"""Clearing is the first lever, not the only one: ClearToolResults that cannot hold the desk compacts.
+"""Clearing old tool results: pointers instead of output, no model call; and when clearing cannot
+hold the desk, ClearToolResults compacts.
 
 Across small windows, how many results are kept and where the rule is given: without the fallback
 the notes pile up until the desk overflows; with it (the default) the run compacts the cleared desk
@@ -14,6 +15,8 @@ from harness.messages import pair_problems, text_of
 from harness.tokens import Meter
 from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
+
+from class_task import go as class_run
 
 CASES = [(window, keep, rule) for window in (2200, 3000) for keep in (1, 2) for rule in (None, 3)]
 
@@ -64,3 +67,19 @@ def test_after_compacting_older_results_are_still_cleared():
     first = next(i for i, lap in enumerate(run.laps) if lap.kind == "compact")
     later = [lap for lap in run.laps[first + 1 :] if "summary" in lap.zones]
     assert any("cleared" in lap.zones for lap in later)
+
+
+def test_clearing_leaves_pointers_and_no_model_call(meter):
+    run = class_run(ClearToolResults(tail_turns=3), meter=meter)
+    assert run.stopped == "answered" and run.database_target == "staging"
+    assert sum(lap.summary_calls for lap in run.laps) == 0
+    last = run.laps[-1].sent
+    pointers = [
+        b["content"]
+        for m in last
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result" and b["content"].startswith("[cleared")
+    ]
+    assert pointers and "read_file app/" in " ".join(pointers)
+    assert len(run.rereads) <= 1  # it re-reads only when it needs to

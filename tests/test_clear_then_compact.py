@@ -10,7 +10,8 @@ import copy
 
 import pytest
 
-from harness.cache_aware import ClearThenCompact, breakpoints, is_marked
+from harness.clear_then_compact import ClearThenCompact
+from harness.cache import breakpoints, is_marked
 from harness.cost import fixed_tokens, lap_bills
 from harness.loop import run_agent
 from harness.messages import pair_problems, text_of, tool_results

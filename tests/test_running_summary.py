@@ -1,4 +1,6 @@
-"""Regression (issue 15): when the API says "too long", the running summary folds; it never crashes.
+"""The running summary (lesson 04): the desk stays about flat while the raw history grows.
+
+Regression (issue 15): when the API says "too long", the running summary folds; it never crashes.
 
 The loop's overflow retry calls ``context.compact``. ``RunningSummary`` used to inherit that from
 ``ThreeZoneCompaction``, which fills the *compaction template* -- but its prompt is the *fold* prompt,
@@ -14,6 +16,8 @@ from harness.prompts import FOLD_PROMPT
 from harness.running_summary import RunningSummary
 from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
+
+from class_task import go
 
 CLEAN_STOPS = {"answered", "overflow", "compaction_failed", "max_laps"}
 
@@ -66,3 +70,12 @@ def test_compact_with_nothing_to_fold_says_so_once():
     again = strategy.compact(history, lap=2, model=OfflineModel())
     assert first.kind == "stuck" and "cannot fold" in first.event
     assert again.kind == "none" and again.messages == history
+
+
+def test_running_summary_stays_flat_while_raw_grows(meter):
+    run = go(RunningSummary(), meter=meter)
+    assert run.database_target == "staging"
+    later = [lap.assembled_tokens for lap in run.laps[5:-1]]  # the last lap only answers
+    assert max(later) - min(later) < 1200
+    assert run.laps[-1].raw_tokens > 3 * max(later)
+    assert sum(lap.summary_calls for lap in run.laps) >= 5

@@ -228,7 +228,9 @@ def write_server_files(folder: Path) -> None:
                 ],
                 "display_name": "Python 3 (ipykernel)",
                 "language": "python",
-                "metadata": {"debugger": True},
+                # ipykernel's debugger listens on a 127.0.0.1 TCP port (debugpy) that every account
+                # can reach; off in class, so that clicking the bug icon opens no door to a kernel.
+                "metadata": {"debugger": False},
             },
             indent=1,
         )

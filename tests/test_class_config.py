@@ -102,6 +102,7 @@ def test_servers_get_the_kernel_guard_and_students_no_formgrader(monkeypatch, tm
     files = tmp_path / "server-files"
     kernel = json.loads((files / "data" / "kernels" / "python3" / "kernel.json").read_text())
     assert any("memory_guard.py" in arg for arg in kernel["argv"])
+    assert kernel["metadata"]["debugger"] is False  # debugpy would listen on a TCP port
     students = json.loads((files / "config" / "jupyter_server_config.json").read_text())[
         "ServerApp"
     ]
@@ -115,6 +116,7 @@ def test_servers_get_the_kernel_guard_and_students_no_formgrader(monkeypatch, tm
         "MAX_KERNELS = 3" in server
         and "KERNEL_IDLE = 900" in server
         and "cull_connected = False" in server
+        and 'c.KernelManager.transport = "ipc"' in server
     )
     assert config.Spawner.environment["JUPYTER_PATH"] == str(files / "data")
 
@@ -223,3 +225,41 @@ def test_memory_sizes_parse_or_say_how_to_write_them():
     assert spawners.parse_bytes("none") is None
     with pytest.raises(ValueError, match="800M or 1G"):
         spawners.parse_bytes("a lot")
+
+
+def test_a_kernels_socket_path_must_fit_or_the_sockets_move(tmp_path):
+    """Unix socket paths hold 107 bytes; the runtime folder plus a kernel's socket name must fit."""
+    from traitlets.config import Config
+
+    def server_settings(runtime: str) -> Config:
+        namespace = {"get_config": Config}
+        import jupyter_core.paths
+
+        real = jupyter_core.paths.jupyter_runtime_dir
+        jupyter_core.paths.jupyter_runtime_dir = lambda: runtime
+        try:
+            exec((CLASS / "server_config.py").read_text(), namespace)
+        finally:
+            jupyter_core.paths.jupyter_runtime_dir = real
+        return namespace["c"]
+
+    short = server_settings("/home/ada/.local/share/jupyter/runtime")
+    assert short.KernelManager.transport == "ipc" and "runtime_dir" not in short.ServerApp
+    long = server_settings("/home/" + "x" * 60 + "/.local/share/jupyter/runtime")
+    moved = Path(long.ServerApp.runtime_dir)
+    try:
+        assert moved.stat().st_mode & 0o777 == 0o700 and len(str(moved)) + 57 <= 107
+    finally:
+        moved.rmdir()
+
+
+@pytest.mark.parametrize(
+    "place, trusted",
+    [("/srv/context-desk-testbed", True), ("/var/tmp/context-desk", False), ("/tmp/x/y", False)],
+)
+def test_the_testbed_installs_only_where_root_alone_can_write(place, trusted):
+    testbed = load("testbed")
+    problems = testbed.untrusted_folders(Path(place))
+    assert (problems == []) == trusted, problems
+    if not trusted:
+        assert any("writable by accounts other than root" in p for p in problems)

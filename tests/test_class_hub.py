@@ -228,6 +228,210 @@ def test_the_hubs_environment_holds_no_student_readable_secret(room):
     ), names
 
 
+def test_the_classrooms_own_files_are_private(room):
+    """The hub's log and the roster file sit in a 0700 folder of root's; the folder students' servers must
+    read (server settings, the exchange) holds nothing else."""
+    assert room.folder.stat().st_mode & 0o777 == 0o700 and room.folder.stat().st_uid == 0
+    assert sorted(p.name for p in room.shared.iterdir()) == ["exchange", "server-files"]
+    seen = probe(
+        room,
+        STUDENTS[2],
+        [
+            ("the server settings", str(room.shared / "server-files" / "config"), True),
+            ("the hub's log", str(room.folder / "jupyterhub.log"), False),
+            ("the roster file", str(room.folder / "roster.txt"), False),
+            ("the classroom folder", str(room.folder), True),
+        ],
+    )
+    assert seen.pop("the server settings") == "read", "the probe itself is broken"
+    assert seen == {label: "denied" for label in seen}, seen
+
+
+# ---- kernels only their student can reach -----------------------------------------------------------------
+
+# Run in bob's kernel: what a classmate can find of ada's kernels, and what they say while she works.
+SNIFF = r"""
+import json, os, socket, threading, time, zmq
+
+def listening_tcp_ports(uid):
+    # /proc/net/tcp lists every listening port on the machine with its owner's uid, to every account
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in open(table).read().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[7]) == uid:  # 0A: LISTEN
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return sorted(ports)
+
+def others_kernel_sockets():
+    # /proc/net/unix lists the path of every bound Unix socket, whoever owns it
+    mine = os.path.expanduser("~")
+    paths = {line.split()[7] for line in open("/proc/net/unix").read().splitlines()[1:]
+             if len(line.split()) >= 8 and "kernel-" in line.split()[7]}
+    return sorted(p for p in paths if not p.startswith(mine))
+
+sniffed = {"tcp": [], "ipc": {}, "heard": []}
+
+def sniff(uid, seconds):
+    subscriber = zmq.Context.instance().socket(zmq.SUB)
+    subscriber.setsockopt(zmq.SUBSCRIBE, b"")
+    for port in listening_tcp_ports(uid):
+        subscriber.connect(f"tcp://127.0.0.1:{port}")
+        sniffed["tcp"].append(port)
+    for path in others_kernel_sockets():
+        subscriber.connect(f"ipc://{path}")
+        probe = socket.socket(socket.AF_UNIX)
+        try:
+            probe.connect(path)
+            sniffed["ipc"][path] = "connected"
+        except OSError as error:
+            sniffed["ipc"][path] = type(error).__name__
+        finally:
+            probe.close()
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if subscriber.poll(100):
+            sniffed["heard"].append(b" ".join(subscriber.recv_multipart()).decode("utf-8", "replace"))
+    subscriber.close(linger=0)
+
+sniffer = threading.Thread(target=sniff, args=(%d, %d))
+sniffer.start()
+"""
+
+# Run in ada's kernel: a kernel on TCP, as Jupyter starts them by default (the set-up before this fix).
+TCP_KERNEL = """
+from jupyter_client import KernelManager
+tcp_kernel = KernelManager(transport="tcp", ip="127.0.0.1")
+tcp_kernel.start_kernel()
+tcp_client = tcp_kernel.blocking_client()
+tcp_client.start_channels()
+tcp_client.wait_for_ready(timeout=60)
+print("TCP PORTS", sorted(tcp_kernel.ports))
+"""
+
+
+def listening_ports(uid):
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[7]) == uid:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def test_a_classmate_cannot_hear_a_kernel_but_could_hear_one_on_tcp(room):
+    """bob finds ada's kernels the way the issue did (/proc/net/tcp, and /proc/net/unix for socket
+    files) and subscribes to all of them while ada prints a secret in her own kernel (IPC, as the hub
+    starts them) and another in a kernel she started on TCP (Jupyter's default: the control)."""
+    ada, bob = STUDENTS[:2]
+    ada_uid = pwd.getpwnam(ada).pw_uid
+    status, error, output = run(room, ada, TCP_KERNEL, timeout=90)
+    assert status == "ok", error
+    tcp_ports = json.loads(output.split("TCP PORTS", 1)[1].strip())
+    status, error, _ = run(room, bob, SNIFF % (ada_uid, 10))
+    assert status == "ok", error
+    time.sleep(1)  # bob's subscriptions settle (ZeroMQ connects in the background)
+    secrets = (
+        "import time\n"
+        "tcp_client.execute(\"import time\\nfor _ in range(25): print('ada-tcp-secret'); time.sleep(0.2)\")\n"
+        "for _ in range(25): print('ada-ipc-secret'); time.sleep(0.2)\n"
+    )
+    status, error, _ = run(room, ada, secrets, timeout=60)
+    assert status == "ok", error
+    status, error, output = run(
+        room, bob, "sniffer.join(); print('SNIFFED', json.dumps(sniffed))", timeout=60
+    )
+    assert status == "ok", error
+    sniffed = json.loads(output.split("SNIFFED", 1)[1])
+    heard = " ".join(sniffed["heard"])
+
+    assert set(tcp_ports) <= set(sniffed["tcp"]), "bob did not even find the TCP kernel's ports"
+    assert "ada-tcp-secret" in heard, "the control failed: a TCP kernel should be readable by bob"
+    assert sniffed["ipc"], "bob should see ada's kernel socket paths in /proc/net/unix"
+    assert set(sniffed["ipc"].values()) == {"PermissionError"}, sniffed["ipc"]
+    assert "ada-ipc-secret" not in heard, "bob read ada's kernel"
+
+    # ada's own kernel runs over IPC, its sockets in her private runtime folder
+    status, error, output = run(
+        room,
+        ada,
+        "import json, os\nfrom ipykernel.connect import get_connection_file\n"
+        "info = json.load(open(get_connection_file()))\n"
+        "folder = os.path.dirname(get_connection_file())\n"
+        "pipe = get_ipython().kernel.iopub_thread._pipe_port\n"
+        "print('KERNEL', json.dumps([info['transport'], info['ip'], oct(os.stat(folder).st_mode & 0o777), pipe]))\n"
+        "tcp_client.stop_channels(); tcp_kernel.shutdown_kernel(now=True)",
+    )
+    assert status == "ok", error
+    transport, socket_base, mode, pipe_port = json.loads(output.split("KERNEL", 1)[1])
+    assert transport == "ipc" and mode == "0o700", (transport, mode)
+    assert socket_base.startswith(str(Path(pwd.getpwnam(ada).pw_dir)) + "/"), socket_base
+
+    # With the TCP kernel gone, ada listens on two TCP ports: her server's, behind the hub's login (below),
+    # and her kernel's IOPub pipe, a ZeroMQ PULL socket that only receives (from the kernel's own forked
+    # children, each message keyed with 16 random bytes): bob subscribed to it above and heard nothing.
+    server = room.server_processes(ada)[0]
+    server_ports = {c.laddr.port for c in server.net_connections("tcp") if c.status == "LISTEN"}
+    assert len(server_ports) == 1 and listening_ports(ada_uid) == server_ports | {pipe_port}
+    assert pipe_port in sniffed["tcp"]
+    port = server_ports.pop()
+    status, error, output = run(
+        room,
+        bob,
+        "import os, urllib.request, urllib.error\n"
+        "def ask(headers):\n"
+        f"    request = urllib.request.Request('http://127.0.0.1:{port}/user/{ada}/api/kernels', headers=headers)\n"
+        "    try:\n"
+        "        return urllib.request.urlopen(request, timeout=10).status\n"
+        "    except urllib.error.HTTPError as error:\n"
+        "        return error.code\n"
+        "print('ASKED', ask({'Authorization': 'token ' + os.environ['JUPYTERHUB_API_TOKEN']}), ask({}))",
+    )
+    assert status == "ok", error
+    with_bobs_token, without = output.split("ASKED", 1)[1].split()
+    assert with_bobs_token == "403" and without in ("302", "403"), output
+
+
+def test_the_kernel_cap_holds_even_when_every_kernel_is_busy(room):
+    """cy may hold two kernels. Opening a third shuts the idle one down; when both are busy running
+    cells, the third is refused with a message, and starts once one of them is idle again."""
+    cy = STUDENTS[2]
+    server, first, _ = kernel(room, cy)
+    for kernel_id in server.api("GET", "kernels"):
+        if kernel_id["id"] != first:
+            server.api("DELETE", f"kernels/{kernel_id['id']}")
+    second = server.api("POST", "kernels", json={"name": "python3"})["id"]
+    remote_run = load("remote_run")
+    channels = {first: room.kernels[cy][2], second: remote_run.KernelChannels(server, second)}
+    import threading
+
+    busy = [
+        threading.Thread(target=channels[k].execute, args=("import time; time.sleep(8)", 60))
+        for k in (first, second)
+    ]
+    for thread in busy:
+        thread.start()
+    deadline = time.monotonic() + 20
+    while {server.api("GET", f"kernels/{k}")["execution_state"] for k in channels} != {"busy"}:
+        assert time.monotonic() < deadline, "the two kernels never became busy"
+        time.sleep(0.2)
+    with pytest.raises(RuntimeError, match="409.*none of them is idle"):
+        server.api("POST", "kernels", json={"name": "python3"})
+    assert len(server.api("GET", "kernels")) == 2
+    for thread in busy:
+        thread.join()
+    third = server.api("POST", "kernels", json={"name": "python3"})["id"]
+    running = {k["id"] for k in server.api("GET", "kernels")}
+    assert len(running) == 2 and third in running
+    channels[second].socket.close()
+    if (
+        first not in running
+    ):  # the least recently used one went; later tests get a kernel of their own
+        channels[first].socket.close()
+        room.kernels.pop(cy)
+
+
 # ---- formgrader is for instructors -----------------------------------------------------------------------
 
 

@@ -132,6 +132,9 @@ if auth == "roster":
     c.RosterAuthenticator.state = str(STATE)
     c.Authenticator.admin_users = instructors
     c.Authenticator.allowed_users = set(people)  # re-read at every login by RosterAuthenticator
+    # Wrong passwords slow down the name+source that sent them, never the person (class/roster.py).
+    c.RosterAuthenticator.trusted_proxies = setting("CLASS_TRUSTED_PROXIES").split()
+    c.RosterAuthenticator.instructor_networks = setting("CLASS_INSTRUCTOR_NETWORKS").split()
     if not people:
         print(
             f"class/jupyterhub_config.py: nobody is on the roster in {STATE} yet; add people with "

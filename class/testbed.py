@@ -177,6 +177,9 @@ class Classroom:
         self.state = self.folder / "state"
         self.exchange = self.shared / "exchange"
         self.port = free_port()
+        self.hub_port = (
+            free_port()
+        )  # the hub's own port, behind the proxy (students' servers call it)
         self.workbook_port = free_port()
         self.workbook_url = f"http://127.0.0.1:{self.workbook_port}/"  # the hub's workbook service
         self.url = f"https://127.0.0.1:{self.port}"
@@ -220,7 +223,7 @@ class Classroom:
                 CLASS_SSL_CERT=str(self.cert),
                 CLASS_SSL_KEY=str(key),
                 CLASS_MEM_LIMIT=self.mem_limit,
-                CLASS_HUB_PORT=str(free_port()),
+                CLASS_HUB_PORT=str(self.hub_port),
                 CLASS_PROXY_API_PORT=str(free_port()),
                 CLASS_EXCHANGE=str(self.exchange),
                 CLASS_SERVER_FILES=str(self.shared / "server-files"),

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from conftest import load_class as load
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 CLASS = Path(__file__).resolve().parent.parent / "class"
 
@@ -186,7 +188,7 @@ def test_the_roster_refuses_an_account_it_did_not_make(tmp_path):
         roster.add(roster.Roster(tmp_path), {"root": "student"}, tmp_path)
 
 
-def test_the_login_checks_each_persons_own_password_and_locks_out_guessing(tmp_path):
+def test_the_login_checks_each_persons_own_password_and_slows_only_the_guesser(tmp_path):
     roster = load("roster")
     store = roster.Roster(tmp_path)
     store.save(
@@ -199,21 +201,121 @@ def test_the_login_checks_each_persons_own_password_and_locks_out_guessing(tmp_p
             },
         }
     )
-    auth = roster.RosterAuthenticator(state=str(tmp_path), max_failures=3)
+    auth = roster.RosterAuthenticator(state=str(tmp_path), free_failures=3)
+    auth.source_of = lambda handler: handler  # the "handler" here is just where the try comes from
 
-    def login(name, password):
-        return asyncio.run(auth.authenticate(None, {"username": name, "password": password}))
+    def login(name, password, source="203.0.113.5"):
+        return asyncio.run(auth.authenticate(source, {"username": name, "password": password}))
 
     assert login("ada", "ada-secret") == {"name": "ada", "admin": False}
     assert login("grace", "grace-secret") == {"name": "grace", "admin": True}
     assert login("ada", "grace-secret") is None and login("nobody", "ada-secret") is None
     assert auth.check_allowed("ada") and not auth.check_allowed("nobody")
-    assert login("ada", "wrong") is None and login("ada", "wrong") is None
+    for _ in range(3):
+        assert login("ada", "wrong", source="198.51.100.66") is None
     from tornado import web
 
-    with pytest.raises(web.HTTPError, match="Too many wrong passwords"):
-        login("ada", "ada-secret")
+    with pytest.raises(web.HTTPError, match="try again in 1 seconds") as refused:
+        login("ada", "ada-secret", source="198.51.100.66")  # even the right password waits there
+    assert refused.value.status_code == 429
+    assert login("ada", "ada-secret", source="203.0.113.5") == {"name": "ada", "admin": False}
+    # a new password from the console (roster.py reset) clears every delay on the name
+    entry = store.load()
+    entry["ada"]["hash"] = roster.hash_password("ada-new")
+    store.save(entry)
+    assert login("ada", "ada-new", source="198.51.100.66") == {"name": "ada", "admin": False}
     assert (tmp_path / "roster.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_instructors_may_be_limited_to_their_own_networks(tmp_path):
+    roster = load("roster")
+    roster.Roster(tmp_path).save(
+        {"grace": {"role": "instructor", "uid": 5002, "hash": roster.hash_password("g-secret")}}
+    )
+    auth = roster.RosterAuthenticator(state=str(tmp_path), instructor_networks=["10.1.0.0/16"])
+    auth.source_of = lambda handler: handler
+
+    def login(source):
+        return asyncio.run(auth.authenticate(source, {"username": "grace", "password": "g-secret"}))
+
+    assert login("192.0.2.7") is None and login("local account 1005") is None
+    assert login("10.1.4.20") == {"name": "grace", "admin": True}
+
+
+@given(
+    tries=st.lists(
+        st.tuples(st.sampled_from(["victim", "a", "b", "c"]), st.booleans(), st.floats(0, 50)),
+        max_size=60,
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_failures_from_other_sources_never_delay_the_victim(tries):
+    """Whatever strangers send, and whenever, the victim's own source waits only for its own failures."""
+    roster = load("roster")
+    throttle, alone = roster.Throttle(free=3), roster.Throttle(free=3)
+    now = 0.0
+    for source, fails, gap in tries:
+        now += gap
+        key = ("ada", source)
+        if fails:
+            throttle.failed(key, now)
+            if source == "victim":
+                alone.failed(key, now)
+        else:
+            throttle.succeeded(key)
+            if source == "victim":
+                alone.succeeded(key)
+        assert throttle.wait(("ada", "victim"), now) == alone.wait(("ada", "victim"), now)
+
+
+def test_delays_double_and_are_capped():
+    roster = load("roster")
+    throttle = roster.Throttle(free=2, first_delay=1.0, max_delay=8.0, forget_after=900)
+    waits = []
+    for _ in range(8):
+        throttle.failed("key", 0.0)
+        waits.append(throttle.wait("key", 0.0))
+    assert waits == [0.0, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0, 8.0]
+    assert throttle.wait("key", 8.0) == 0.0 and throttle.wait("key", 7.0) == 1.0
+    assert throttle.wait("key", 901.0) == 0.0 and "key" not in throttle.failures
+
+
+@pytest.mark.parametrize(
+    "peer_ip, peer_uid, forwarded_for, trusted, source",
+    [
+        ("127.0.0.1", 0, "192.0.2.7", (), "192.0.2.7"),  # through the proxy
+        ("127.0.0.1", 0, "10.9.9.9, 192.0.2.7", (), "192.0.2.7"),  # a made-up first hop is ignored
+        ("127.0.0.1", 0, "192.0.2.7, 10.0.0.2", ("10.0.0.2",), "192.0.2.7"),  # the school's proxy
+        ("127.0.0.1", 1005, "192.0.2.7", (), "local account 1005"),  # a student's own process
+        ("127.0.0.1", None, "192.0.2.7", (), "local account unknown"),
+        ("127.0.0.1", 0, "", (), "127.0.0.1"),  # root at the console, straight to the hub
+        ("127.0.0.1", 0, "not-an-address", (), "unreadable address"),
+    ],
+)
+def test_the_login_source_is_what_the_proxy_saw_never_what_a_header_claims(
+    peer_ip, peer_uid, forwarded_for, trusted, source
+):
+    roster = load("roster")
+    assert roster.login_source(peer_ip, peer_uid, forwarded_for, trusted) == source
+
+
+def test_a_sockets_owner_is_read_from_the_kernels_table(tmp_path):
+    roster = load("roster")
+    assert roster._tcp_table_address("0100007F:1F90") == ("127.0.0.1", 8080)
+    table = tmp_path / "tcp"
+    table.write_text(
+        "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+        "   0: 0100007F:C350 0100007F:1F91 01 00000000:00000000 00:00000000 00000000  1005\n"
+    )
+    assert roster.socket_owner(("127.0.0.1", 50000), ("127.0.0.1", 8081), [table]) == 1005
+    assert roster.socket_owner(("127.0.0.1", 50001), ("127.0.0.1", 8081), [table]) is None
+    import socket
+
+    with socket.socket() as server, socket.socket() as client:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        client.connect(server.getsockname())
+        assert roster.socket_owner(client.getsockname(), server.getsockname()) == os.geteuid()
 
 
 def test_memory_sizes_parse_or_say_how_to_write_them():

@@ -131,6 +131,75 @@ def test_a_students_token_does_not_open_anothers_server(room):
     assert reply.status_code in (302, 403), reply.status_code
 
 
+class FromAddress:
+    """A browser on another computer: requests sent from another loopback address (all of 127.0.0.0/8
+    is this machine, and the proxy sees each as its own address)."""
+
+    def __init__(self, address):
+        from requests.adapters import HTTPAdapter
+
+        class Adapter(HTTPAdapter):
+            def init_poolmanager(self, *args, **kwargs):
+                kwargs["source_address"] = (address, 0)
+                super().init_poolmanager(*args, **kwargs)
+
+        self.adapter = Adapter
+
+    def form_login(self, room, name, password, headers=None):
+        """The login page, as a new browser session at that address sends it."""
+        import requests
+
+        session = requests.Session()
+        session.mount("https://", self.adapter())
+        session.headers.update(headers or {})
+        assert session.get(room.url + "/hub/login", verify=str(room.cert)).status_code == 200
+        return session.post(
+            room.url + "/hub/login",
+            data={"username": name, "password": password, "_xsrf": session.cookies.get("_xsrf")},
+            allow_redirects=False,
+            verify=str(room.cert),
+            timeout=60,
+        )
+
+
+# Run in bob's kernel: straight to the hub's own port (not through the proxy), claiming ada's address.
+GUESS_DIRECTLY = """
+import json, urllib.request, urllib.error
+def guess():
+    request = urllib.request.Request(
+        "http://127.0.0.1:%d/hub/api/users/%s/tokens", method="POST",
+        data=json.dumps({"auth": {"username": "%s", "password": "a-guess"}}).encode(),
+        headers={"Content-Type": "application/json", "X-Forwarded-For": "127.0.0.1", "X-Real-Ip": "127.0.0.1"})
+    try:
+        return urllib.request.urlopen(request, timeout=30).status
+    except urllib.error.HTTPError as error:
+        return error.code
+print("CODES", [guess() for _ in range(8)])
+"""
+
+
+def test_guessing_a_password_slows_the_guesser_and_never_locks_out_the_student(room):
+    """A stranger at another address (claiming ada's in its headers) and bob on the server itself (talking
+    to the hub's port directly) each guess ada's password eight times: after five, each of them waits;
+    ada, from her own address, logs in at once."""
+    ada, bob = STUDENTS[0], STUDENTS[1]
+    stranger = FromAddress("127.0.0.2")
+    claims = {"X-Forwarded-For": "127.0.0.1", "X-Real-Ip": "127.0.0.1"}
+    codes = [stranger.form_login(room, ada, "a-guess", claims).status_code for _ in range(8)]
+    assert codes[:5] == [403] * 5 and set(codes[5:]) == {429}, codes
+    refused = stranger.form_login(
+        room, ada, room.passwords[ada]
+    )  # the right password waits there too
+    assert refused.status_code == 429 and "Too many wrong passwords" in refused.text
+    status, error, output = run(room, bob, GUESS_DIRECTLY % (room.hub_port, ada, ada), timeout=120)
+    assert status == "ok", error
+    assert json.loads(output.split("CODES", 1)[1]) == [403] * 8  # the token API says 403 to both
+    bob_uid = pwd.getpwnam(bob).pw_uid
+    assert f"Login for {ada} from local account {bob_uid} must wait" in room.log_tail(400)
+    assert room.token_for(ada, room.passwords[ada]).status_code == 201
+    assert f"Failed login for {ada} from 127.0.0.2" in room.log_tail(400)
+
+
 # ---- who runs as whom --------------------------------------------------------------------------------
 
 

@@ -166,6 +166,27 @@ try:
 except ValueError as problem:
     refuse(f"CLASS_MEM_LIMIT: {problem}")
 cpu_limit = float(setting("CLASS_CPU_LIMIT", "1"))
+# /dev/shm of each server's own, well under the memory limit (its files are memory the student holds).
+try:
+    shm_size = spawners.parse_bytes(setting("CLASS_SHM_SIZE")) or min(
+        (mem_limit or 1024**3) // 4, 256 * 1024**2
+    )
+except ValueError as problem:
+    refuse(f"CLASS_SHM_SIZE: {problem}")
+if mem_limit and shm_size >= mem_limit:
+    refuse(
+        f"CLASS_SHM_SIZE ({shm_size} bytes) must stay under CLASS_MEM_LIMIT ({mem_limit} bytes): "
+        "files in /dev/shm are memory, and a full one would take the student's server with it"
+    )
+disk_use = load_beside("disk_use")
+try:
+    disk_warning = (
+        0
+        if setting("CLASS_DISK_WARNING", "2G").lower() in ("0", "none")
+        else disk_use.parse_size(setting("CLASS_DISK_WARNING", "2G"))
+    )
+except ValueError as problem:
+    refuse(f"CLASS_DISK_WARNING: {problem}")
 
 if mode == "systemd":
     c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
@@ -174,9 +195,24 @@ if mode == "systemd":
     c.SystemdSpawner.disable_user_sudo = True
     c.SystemdSpawner.readonly_paths = [str(HERE.parent)]
     # The hub's state is root's and 0700 anyway; systemd also hides it from the unit, and caps its processes.
-    c.SystemdSpawner.unit_extra_properties = {"InaccessiblePaths": str(STATE), "TasksMax": "512"}
+    # Shared memory of the unit's own, bounded, and removed with it (configured, not run by the tests here).
+    c.SystemdSpawner.unit_extra_properties = {
+        "InaccessiblePaths": str(STATE),
+        "TasksMax": "512",
+        "PrivateIPC": "yes",
+        "RemoveIPC": "yes",
+        "TemporaryFileSystem": f"/dev/shm:size={shm_size},mode=1777",
+    }
 elif mode == "local":
     c.JupyterHub.spawner_class = spawners.ClassLocalSpawner
+    problem = spawners.private_shared_memory_works()
+    if problem:
+        refuse(
+            f"each student's server gets a /dev/shm of its own, which needs mount namespaces ({problem}). "
+            "Run the hub as root on a machine that allows them (or with CLASS_SPAWNER=systemd)."
+        )
+    c.ClassLocalSpawner.shm_size = shm_size
+    c.ClassLocalSpawner.disk_warning = disk_warning
     if mem_limit is None:
         print(
             "class/jupyterhub_config.py: CLASS_MEM_LIMIT=none: students' memory is NOT limited",
@@ -201,6 +237,7 @@ c.Spawner.default_url = "/lab"
 c.Spawner.mem_limit = mem_limit
 c.Spawner.cpu_limit = cpu_limit
 c.Spawner.start_timeout = 120  # thirty students pressing "start" at 7:00 on a small server
+c.Spawner.poll_interval = 10  # a server that died is noticed (and cleared up) within ten seconds
 c.Spawner.http_timeout = 120
 
 # ---- the files every server reads: kernel spec, server settings, nbgrader's exchange --------------------

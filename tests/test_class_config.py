@@ -365,3 +365,74 @@ def test_the_testbed_installs_only_where_root_alone_can_write(place, trusted):
     assert (problems == []) == trusted, problems
     if not trusted:
         assert any("writable by accounts other than root" in p for p in problems)
+
+
+# ---- disk use and shared memory -------------------------------------------------------------------------
+
+
+def test_disk_use_counts_blocks_once_and_never_follows_links(tmp_path):
+    disk_use = load("disk_use")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "work.bin").write_bytes(b"x" * 1024 * 1024)
+    os.link(home / "work.bin", home / "same-work.bin")  # one file, two names: counted once
+    with open(home / "sparse.bin", "wb") as sparse:  # 100 MiB long, almost nothing on disk
+        sparse.seek(100 * 1024 * 1024)
+        sparse.write(b"x")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "huge.bin").write_bytes(b"y" * 4 * 1024 * 1024)
+    (home / "link").symlink_to(elsewhere)  # not followed
+    used = disk_use.usage(home)
+    assert used.complete and used.files == 3
+    assert 1024 * 1024 <= used.bytes < 1.5 * 1024 * 1024, used
+    assert "Disk use: your files take 1.0 MiB" in disk_use.warning(used, 512 * 1024)
+
+
+@pytest.mark.parametrize(
+    "text, size", [("2G", 2 * 1024**3), ("500M", 500 * 1024**2), ("1.5GiB", 1536 * 1024**2)]
+)
+def test_disk_sizes_parse_or_say_how_to_write_them(text, size):
+    disk_use = load("disk_use")
+    assert disk_use.parse_size(text) == size
+    with pytest.raises(ValueError, match="500M or 2G"):
+        disk_use.parse_size("lots")
+
+
+@root_only
+def test_a_server_gets_a_bounded_dev_shm_of_its_own():
+    import subprocess
+
+    spawners = load("spawners")
+    assert spawners.private_shared_memory_works() == ""
+    seen = subprocess.run(
+        ["sh", "-c", "touch /dev/shm/cdtest-own && stat -f -c '%b %S' /dev/shm"],
+        preexec_fn=spawners.own_shared_memory(2 * 1024 * 1024),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert int(seen[0]) * int(seen[1]) == 2 * 1024 * 1024
+    assert not Path("/dev/shm/cdtest-own").exists(), "the file went to the machine's /dev/shm"
+
+
+@root_only
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"CLASS_MEM_LIMIT": "400M", "CLASS_SHM_SIZE": "500M"}, "must stay under CLASS_MEM_LIMIT"),
+        ({"CLASS_DISK_WARNING": "plenty"}, "500M or 2G"),
+    ],
+)
+def test_shared_memory_and_disk_settings_are_checked(monkeypatch, tmp_path, settings, message):
+    with pytest.raises(SystemExit, match=message):
+        load_hub_config(monkeypatch, tmp_path, **settings)
+
+
+@root_only
+def test_shared_memory_defaults_to_a_quarter_of_the_limit(monkeypatch, tmp_path):
+    if load("spawners").systemd_is_running():
+        pytest.skip("with systemd the unit's TemporaryFileSystem sets it (not run here)")
+    config = load_hub_config(monkeypatch, tmp_path, CLASS_MEM_LIMIT="400M")
+    assert config.ClassLocalSpawner.shm_size == 100 * 1024**2
+    assert config.ClassLocalSpawner.disk_warning == 2 * 1024**3

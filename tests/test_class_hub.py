@@ -25,13 +25,20 @@ pytestmark = [
 STUDENTS = ["cdtest_ada", "cdtest_bob", "cdtest_cy"]
 INSTRUCTOR = "cdtest_grace"
 LIMIT_MIB = 400
+DISK_WARNING_MIB = 50  # low, so that a 60 MiB file in a home is over it
 
 
 @pytest.fixture(scope="module")
 def room():
     testbed = load("testbed")
     server = testbed.install_server()
-    with testbed.Classroom(server, STUDENTS, [INSTRUCTOR], mem_limit=f"{LIMIT_MIB}M") as classroom:
+    with testbed.Classroom(
+        server,
+        STUDENTS,
+        [INSTRUCTOR],
+        mem_limit=f"{LIMIT_MIB}M",
+        extra_env={"CLASS_DISK_WARNING": f"{DISK_WARNING_MIB}M"},
+    ) as classroom:
         for name in STUDENTS + [INSTRUCTOR]:
             classroom.login(name)
         failures = []
@@ -576,6 +583,103 @@ def test_a_kernel_past_the_memory_limit_is_stopped_told_why_and_the_others_go_on
     )
     # the next cell says nothing more
     assert "Memory limit" not in run(room, ada, "print('again')")[2]
+
+
+def forget_kernel(room, name):
+    if name in room.kernels:
+        try:
+            room.kernels.pop(name)[2].socket.close()
+        except Exception:  # noqa: BLE001 -- the server behind it may be gone already
+            pass
+
+
+def wait_until_stopped(room, name, timeout=60):
+    deadline = time.monotonic() + timeout
+    while room.request("GET", f"/hub/api/users/{name}", room.tokens[name]).json()["servers"]:
+        assert time.monotonic() < deadline, f"{name}'s server did not stop:\n{room.log_tail()}"
+        time.sleep(0.5)
+
+
+FILL_SHM = """
+import errno, os
+written, problem = 0, None
+try:
+    with open("/dev/shm/cdtest-hog", "wb") as out:
+        for _ in range(300):
+            out.write(b"x" * 1024 * 1024)
+            out.flush()
+            written += 1
+except OSError as error:
+    problem = errno.errorcode[error.errno]
+disk = os.statvfs("/dev/shm")
+print("SHM", written, problem, disk.f_blocks * disk.f_frsize)
+"""
+
+
+def test_shared_memory_is_the_servers_own_bounded_and_gone_after_a_restart(room):
+    """cy writes 300 MiB into /dev/shm (with a 400 MiB limit, this used to get her server OOM-killed at
+    every start until root deleted the file): her /dev/shm is her server's own, a quarter of her limit,
+    the write stops there, and a restart leaves nothing behind; she logs in and runs a cell. (She also
+    leaves a file in her home over the disk-use warning: her next server's first cell says so.)"""
+    cy = STUDENTS[2]
+    uid = pwd.getpwnam(cy).pw_uid
+    status, error, output = run(room, cy, FILL_SHM, timeout=120)
+    assert status == "ok", error
+    written, problem, size = output.split("SHM", 1)[1].split()
+    assert problem == "ENOSPC" and int(size) == LIMIT_MIB // 4 * 1024 * 1024, output
+    assert int(written) <= LIMIT_MIB // 4
+    assert not Path("/dev/shm/cdtest-hog").exists(), "cy's /dev/shm is the machine's"
+    assert run(room, cy, "print('still here')")[0] == "ok"
+    # and a file in her home that takes more disk than the class's (test) warning allows
+    big = f"open('big.bin', 'wb').write(bytes({DISK_WARNING_MIB + 10} * 1024 * 1024))"
+    assert run(room, cy, big)[0] == "ok"
+
+    forget_kernel(room, cy)
+    reply = room.request("DELETE", f"/hub/api/users/{cy}/server", room.tokens[cy])
+    assert reply.status_code in (202, 204), reply.text
+    wait_until_stopped(room, cy)
+    spawners = load("spawners")
+    assert not spawners.Cgroups().folder("memory", cy).exists(), "cy's group was not removed"
+    import psutil
+
+    left = [p for p in psutil.process_iter(["uids", "status"]) if p.info["uids"].real == uid]
+    assert not [p for p in left if p.info["status"] != psutil.STATUS_ZOMBIE], [
+        (p.pid, p.info["status"], p.cmdline(), p.ppid()) for p in left
+    ]
+
+    room.start(cy)
+    status, error, output = run(room, cy, "import os; print('LEFT', os.listdir('/dev/shm'))")
+    assert status == "ok", error
+    assert output.split("LEFT", 1)[1].strip() == "[]", output
+    assert "Disk use: your files take" in output, output  # said once, in the first cell
+    assert f"{room.log_tail(100)}".count(f"{cy}'s home holds") == 1
+    status, error, output = run(room, cy, "import os; os.remove('big.bin'); print('removed')")
+    assert status == "ok" and "Disk use" not in output, output
+
+
+def test_a_server_the_oom_killer_took_says_so_at_the_next_login(room):
+    """cy's server, not a kernel, is what the OOM killer takes (she marks it first in line, as a long
+    list of open notebooks in one server would): the hub notices, clears up, and her next server's
+    first cell says what happened; the one after says nothing more."""
+    cy = STUDENTS[2]
+    hog = (
+        "import os\n"
+        "open(f'/proc/{os.getppid()}/oom_score_adj', 'w').write('1000')  # the server goes first\n"
+        f"hog = bytearray({LIMIT_MIB * 3 // 2} * 1024 * 1024)\n"
+    )
+    try:
+        status, _, _ = run(room, cy, hog, timeout=60)
+    except Exception as error:  # noqa: BLE001 -- the websocket goes with the server
+        status = type(error).__name__
+    assert status != "ok"
+    forget_kernel(room, cy)
+    wait_until_stopped(room, cy)
+    assert f"{cy}'s server was stopped by the OOM killer" in room.log_tail(200)
+    room.start(cy)
+    status, error, output = run(room, cy, "print('back')")
+    assert status == "ok", error
+    assert "your server itself was stopped" in output and f"{LIMIT_MIB} MiB" in output, output
+    assert "stopped" not in run(room, cy, "print('again')")[2]
 
 
 def test_the_students_memory_limit_is_the_kernels_own(room):

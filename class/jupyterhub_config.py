@@ -3,28 +3,33 @@
 Safe by default (class/README.md walks through it):
 
 - who logs in: the people on the instructor's roster, each with their own password (class/roster.py:
-  Unix accounts, one-time printed passwords, hashes in the hub's state folder). Instructors are admins;
-  there is no sign-up. CLASS_AUTH may name the school's own authenticator instead ("generic-oauth",
-  "ldapauthenticator", ... installed beside it and configured at the end of this file).
+  Unix accounts, one-time printed passwords, hashes in the hub's state folder; wrong passwords slow down
+  the name and address that sent them, never the person). Instructors are admins; there is no sign-up.
+  CLASS_AUTH may name the school's own authenticator instead ("generic-oauth", "ldapauthenticator", ...
+  installed beside it and configured at the end of this file).
 - where each student's server runs: as that student's own Unix account, never root. With systemd as
   PID 1, `systemdspawner.SystemdSpawner` (a transient unit per student with MemoryMax and CPUQuota);
   without it, JupyterHub's `LocalProcessSpawner` plus a control group per student (class/spawners.py),
-  so the memory limit holds either way. Homes are 0700; the hub's state folder (database, cookie secret,
-  roster hashes) is 0700 and root's; the hub's environment is readable by root only.
-- limits: CLASS_MEM_LIMIT per student (default from the sizing run, class/README.md), kernels culled
-  inside each server when idle, at most CLASS_MAX_KERNELS kernels per student (the least recently used
-  idle one is shut down when another starts), the hub's idle culler at CLASS_IDLE_TIMEOUT (never under
-  ten minutes), a spawn limit no smaller than the roster.
+  so the memory limit holds either way; each server also gets a /dev/shm and System V IPC of its own.
+  Homes are 0700; the hub's state folder (database, cookie secret, roster hashes) is 0700 and root's;
+  the hub's environment is readable by root only.
+- limits: CLASS_MEM_LIMIT per student (default from the sizing run, class/README.md), CLASS_SHM_SIZE of
+  /dev/shm below it, kernels culled inside each server when idle, at most CLASS_MAX_KERNELS kernels per
+  student (the least recently used idle one is shut down when another starts; none idle, none more),
+  the hub's idle culler at CLASS_IDLE_TIMEOUT (never under ten minutes), a spawn limit no smaller than
+  the roster, a disk-use warning at CLASS_DISK_WARNING.
 - the class's Jupyter settings for servers: made here, at start, into class/server-files/ (students read
-  it; it holds no secret): the kernel spec that runs class/memory_guard.py, the server settings (kernel
-  culling and cap, nbgrader's formgrader and course list off for students), nbgrader's exchange.
+  it; it holds no secret): the kernel spec that runs class/memory_guard.py (debugger off), the server
+  settings (kernels over IPC sockets, kernel culling and cap, nbgrader's formgrader and course list off
+  for students), nbgrader's exchange.
 
 CLASS_SPAWNER=workshop keeps the old, unisolated set-up for a workshop on a laptop or a throw-away
 machine: every server runs as the hub's own (non-root) user, anyone with the shared CLASS_PASSWORD
 logs in under any name. It is never the default and refuses to run as root.
 
 Left out: TLS termination other than the hub's own (set CLASS_SSL_CERT and CLASS_SSL_KEY, or put the hub
-behind the school's reverse proxy), disk quotas, and network limits for students' servers.
+behind the school's reverse proxy), disk quotas (a warning only; class/README.md says how to set them),
+and network limits for students' servers.
 """
 
 import importlib.util

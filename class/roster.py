@@ -29,8 +29,10 @@ before (1 s, 2 s, 4 s, ... at most 5 minutes). A stranger guessing at ada's pass
 slows themselves; ada logs in at once from her own address. The source is the address configurable-http-
 proxy saw (the last entry of the X-Forwarded-For it appends), trusted only when the connection to the hub
 really comes from a root process (the proxy): a student's process that talks to the hub's port directly,
-with whatever headers, is counted as its own local account. `reset NAME` (a new password) also clears
-every delay on that name; instructors can be limited to the addresses in CLASS_INSTRUCTOR_NETWORKS.
+with whatever headers, is counted as its own local account. A browser that has logged in as ada before
+holds a cookie the hub signed saying so; its tries count as ada's own browser, apart from anyone else at
+the same address (a class behind one NAT shares one). `reset NAME` (a new password) also clears every
+delay on that name; instructors can be limited to the addresses in CLASS_INSTRUCTOR_NETWORKS.
 
 Refused, with a message: names that are not plain lowercase Unix names, and names of accounts that exist
 but were not made by this roster (root, www-data, a staff member's login), so the roster cannot hand a
@@ -62,6 +64,7 @@ NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 ROLES = ("student", "instructor")
 INSTRUCTORS_GROUP = "context-desk-instructors"  # may read the course and the collected work
 ROSTER_FILE = "roster.json"
+DEVICE_COOKIE = "context-desk-device"  # signed by the hub: "this browser logged in as NAME before"
 DEFAULT_STATE = "/var/lib/context-desk-class"
 # scrypt's cost: about 50 ms a login on a small server, so a guessing script gets a few tries a second at most.
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
@@ -429,6 +432,7 @@ def _authenticator_class():
             config=True,
             help="if set, instructors log in only from these networks (e.g. 10.1.0.0/16)",
         )
+        device_days = Integer(120, config=True, help="how long a browser is known as its student's")
 
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
@@ -462,10 +466,32 @@ def _authenticator_class():
                 peer[0], uid, request.headers.get("X-Forwarded-For", ""), self.trusted_proxies
             )
 
+        def known_browser(self, handler) -> str:
+            """The name this browser logged in as before, from the hub's signed cookie ('' if none)."""
+            try:
+                value = handler.get_signed_cookie(DEVICE_COOKIE, max_age_days=self.device_days)
+            except Exception:  # noqa: BLE001 -- no request, no cookie, or a forged one: unknown
+                return ""
+            return value.decode() if value else ""
+
+        def remember_browser(self, handler, name: str) -> None:
+            try:
+                handler.set_signed_cookie(
+                    DEVICE_COOKIE,
+                    name,
+                    expires_days=self.device_days,
+                    httponly=True,
+                    secure=handler.request.protocol == "https",
+                )
+            except Exception:  # noqa: BLE001 -- an API call without a browser: nothing to remember
+                pass
+
         async def authenticate(self, handler, data):
             name = (data.get("username") or "").strip()
             password = data.get("password") or ""
             source = self.source_of(handler)
+            if name and handler is not None and self.known_browser(handler) == name:
+                source = f"{name}'s own browser"  # counted apart from everyone else at that address
             entry = self.people().get(name)
             stored = entry["hash"] if entry else ""
             now = time.monotonic()
@@ -490,6 +516,8 @@ def _authenticator_class():
             checked = stored or hash_password(secrets.token_hex(8))
             if password and password_matches(password, checked) and entry is not None:
                 self.throttle.succeeded(key)
+                if handler is not None:
+                    self.remember_browser(handler, name)
                 return {"name": name, "admin": entry.get("role") == "instructor"}
             self.throttle.failed(key, now, stored)
             self.log.warning("Failed login for %s from %s", name, source)

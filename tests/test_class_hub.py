@@ -152,21 +152,24 @@ class FromAddress:
 
         self.adapter = Adapter
 
-    def form_login(self, room, name, password, headers=None):
-        """The login page, as a new browser session at that address sends it."""
+    def form_login(self, room, name, password, headers=None, cookies=None):
+        """The login page, as a new browser session at that address sends it (with these cookies)."""
         import requests
 
         session = requests.Session()
         session.mount("https://", self.adapter())
+        session.cookies.update(cookies or {})
         session.headers.update(headers or {})
         assert session.get(room.url + "/hub/login", verify=str(room.cert)).status_code == 200
-        return session.post(
+        reply = session.post(
             room.url + "/hub/login",
             data={"username": name, "password": password, "_xsrf": session.cookies.get("_xsrf")},
             allow_redirects=False,
             verify=str(room.cert),
             timeout=60,
         )
+        reply.session = session
+        return reply
 
 
 # Run in bob's kernel: straight to the hub's own port (not through the proxy), claiming ada's address.
@@ -205,6 +208,25 @@ def test_guessing_a_password_slows_the_guesser_and_never_locks_out_the_student(r
     assert f"Login for {ada} from local account {bob_uid} must wait" in room.log_tail(400)
     assert room.token_for(ada, room.passwords[ada]).status_code == 201
     assert f"Failed login for {ada} from 127.0.0.2" in room.log_tail(400)
+
+
+def test_a_classmate_at_the_same_address_cannot_slow_a_student_who_logged_in_there_before(room):
+    """A class behind one NAT shares one address. cy's own browser logged in there before (the hub gave
+    it a signed cookie saying so); a classmate at that address guesses cy's password until they must
+    wait; cy, in her browser, logs in at once."""
+    cy = STUDENTS[2]
+    classroom = FromAddress("127.0.0.4")
+    first = classroom.form_login(room, cy, room.passwords[cy])
+    assert first.status_code == 302
+    device = {"context-desk-device": first.session.cookies.get("context-desk-device")}
+    assert device["context-desk-device"], "the hub did not remember cy's browser"
+    codes = [classroom.form_login(room, cy, "a-guess").status_code for _ in range(7)]
+    assert codes[:5] == [403] * 5 and set(codes[5:]) == {429}, codes
+    assert classroom.form_login(room, cy, room.passwords[cy], cookies=device).status_code == 302
+    forged = {
+        "context-desk-device": "cy|forged"
+    }  # a cookie the hub did not sign counts for nothing
+    assert classroom.form_login(room, cy, room.passwords[cy], cookies=forged).status_code == 429
 
 
 # ---- who runs as whom --------------------------------------------------------------------------------

@@ -189,10 +189,13 @@ class GuardedExecute(Execute):
 
     def ask(self, code: str, expression: str):
         """Run `code` (silently), then evaluate `expression` with no input transformer in the way."""
-        msg_id = self.kc.execute(
-            code, silent=True, store_history=False, user_expressions={"answer": expression}
-        )
-        reply = self.wait_for_reply(msg_id)
+        try:
+            msg_id = self.kc.execute(
+                code, silent=True, store_history=False, user_expressions={"answer": expression}
+            )
+            reply = self.wait_for_reply(msg_id)
+        except Exception:  # noqa: BLE001 -- a dead or stuck kernel: the guard did not answer
+            return None
         answer = (reply or {}).get("content", {}).get("user_expressions", {}).get("answer", {})
         if answer.get("status") != "ok":
             return None
@@ -202,14 +205,15 @@ class GuardedExecute(Execute):
             return None
 
     def check(self, when: str) -> None:
-        answer = self.ask("", "_context_desk_guard()")
+        """Call the guard in the kernel: it puts things back and says what it put back."""
         try:
-            report = json.loads(answer)
-            assert report["nonce"] == self.nonce
-        except (TypeError, ValueError, KeyError, AssertionError):
-            self.found[
-                f"the grader's guard did not answer {when}: the answers removed or replaced it"
-            ] = None
+            report = json.loads(self.ask("", "_context_desk_guard()"))
+            honest = report["nonce"] == self.nonce  # a stand-in guard would not know it
+        except (TypeError, ValueError, KeyError):
+            honest = False
+        if not honest:
+            reason = f"the grader's guard did not answer {when}: the answers removed or replaced it"
+            self.found[reason] = None
             return
         self.found.update(dict.fromkeys(report["found"]))
 

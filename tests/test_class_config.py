@@ -436,3 +436,47 @@ def test_shared_memory_defaults_to_a_quarter_of_the_limit(monkeypatch, tmp_path)
     config = load_hub_config(monkeypatch, tmp_path, CLASS_MEM_LIMIT="400M")
     assert config.ClassLocalSpawner.shm_size == 100 * 1024**2
     assert config.ClassLocalSpawner.disk_warning == 2 * 1024**3
+
+
+# ---- grading: what counts as tampering ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer, flagged",
+    [
+        ('{"nonce": "n0nce", "found": []}', []),
+        ('{"nonce": "n0nce", "found": ["an AST transformer was added: x"]}', ["AST transformer"]),
+        ('{"nonce": "guessed", "found": []}', ["did not answer"]),  # a stand-in for the guard
+        (None, ["did not answer"]),  # the guard was deleted, or the kernel died
+        ("not json", ["did not answer"]),
+    ],
+)
+def test_the_guards_answer_counts_only_with_its_nonce(answer, flagged):
+    grading = load("grading")
+    execute = grading.GuardedExecute()
+    execute.found, execute.nonce = {}, "n0nce"
+    execute.ask = lambda code, expression: answer
+    execute.check("before cell 3")
+    assert len(execute.found) == len(flagged)
+    assert all(word in line for word, line in zip(flagged, execute.found))
+
+
+@pytest.mark.parametrize(
+    "source, suspicious",
+    [
+        ("def compact(m, s, k):\n    return m", False),
+        ("import re\nPATTERN = re.compile('x')", False),  # re.compile is not compile()
+        ("checks.check_compact = lambda *a: True", True),
+        ("get_ipython().input_transformers_cleanup.append(f)", True),
+        ("import sys\nsys.meta_path.insert(0, F())", True),
+        ("exec(code)", True),
+        ("f.__code__ = g.__code__", True),
+        ("del _context_desk_guard", True),
+    ],
+)
+def test_the_static_scan_flags_answer_cells_that_reach_for_the_machinery(
+    source, suspicious, tmp_path
+):
+    grading = load("grading")
+    cell = {"cell_type": "code", "source": source, "metadata": {"nbgrader": {"solution": True}}}
+    assert bool(grading.static_findings({"cells": [cell]}, tmp_path)) == suspicious

@@ -1,11 +1,18 @@
 """The class hub with three real student accounts, started the README's way: who can log in, who runs as
-whom, what a student can read, and a memory limit that holds.
+whom, what a student can read, and limits that hold; then the hub attacked as a student would.
 
 class/testbed.py does the set-up the README describes: the student copy with its own venv, the roster
 (three students and one instructor get real Unix accounts and their own printed passwords), a
 self-signed certificate, and the hub as root over HTTPS with class/jupyterhub_config.py. Every read
 attempt below runs AS the student, in a kernel of that student's own server. The memory limit is set low
-(400 MiB) so that a kernel can pass it in a second. Needs root (useradd, cgroups); skipped otherwise.
+(400 MiB) so that a kernel can pass it in a second.
+
+The attacks (issue 36), each from a student's own kernel or from another address: subscribing to a
+classmate's kernel channels (with a kernel on TCP, Jupyter's default, as the control that is heard),
+guessing a classmate's password to lock them out (from another address, from the server itself straight
+to the hub's port, and from the same address as the victim's own browser), filling /dev/shm, getting the
+server itself OOM-killed, and holding more kernels than the cap. Needs root (useradd, cgroups,
+namespaces); skipped otherwise. The module shares one hub (about two and a half minutes here).
 """
 
 import json

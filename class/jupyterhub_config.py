@@ -140,6 +140,7 @@ if auth == "roster":
     # Wrong passwords slow down the name+source that sent them, never the person (class/roster.py).
     c.RosterAuthenticator.trusted_proxies = setting("CLASS_TRUSTED_PROXIES").split()
     c.RosterAuthenticator.instructor_networks = setting("CLASS_INSTRUCTOR_NETWORKS").split()
+    c.RosterAuthenticator.first_delay = float(setting("CLASS_LOGIN_DELAY", "1"))
     if not people:
         print(
             f"class/jupyterhub_config.py: nobody is on the roster in {STATE} yet; add people with "

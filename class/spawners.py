@@ -214,21 +214,24 @@ def own_shared_memory(size: int):
 
 def private_shared_memory_works() -> str:
     """'' when this machine lets root give a process its own /dev/shm; otherwise what went wrong."""
-    done = subprocess.run(
-        [
-            "unshare",
-            "--mount",
-            "--ipc",
-            "--propagation",
-            "private",
-            "--",
-            "sh",
-            "-c",
-            "mount -t tmpfs -o size=1m tmpfs /dev/shm",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    try:
+        done = subprocess.run(
+            [
+                "unshare",
+                "--mount",
+                "--ipc",
+                "--propagation",
+                "private",
+                "--",
+                "sh",
+                "-c",
+                "mount -t tmpfs -o size=1m tmpfs /dev/shm",
+            ],
+            capture_output=True,
+            text=True,
+        )
+    except FileNotFoundError:
+        return "the unshare command (util-linux) is missing"
     return (
         "" if done.returncode == 0 else (done.stderr.strip() or f"unshare exited {done.returncode}")
     )

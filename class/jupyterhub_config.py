@@ -3,28 +3,33 @@
 Safe by default (class/README.md walks through it):
 
 - who logs in: the people on the instructor's roster, each with their own password (class/roster.py:
-  Unix accounts, one-time printed passwords, hashes in the hub's state folder). Instructors are admins;
-  there is no sign-up. CLASS_AUTH may name the school's own authenticator instead ("generic-oauth",
-  "ldapauthenticator", ... installed beside it and configured at the end of this file).
+  Unix accounts, one-time printed passwords, hashes in the hub's state folder; wrong passwords slow down
+  the name and address that sent them, never the person). Instructors are admins; there is no sign-up.
+  CLASS_AUTH may name the school's own authenticator instead ("generic-oauth", "ldapauthenticator", ...
+  installed beside it and configured at the end of this file).
 - where each student's server runs: as that student's own Unix account, never root. With systemd as
   PID 1, `systemdspawner.SystemdSpawner` (a transient unit per student with MemoryMax and CPUQuota);
   without it, JupyterHub's `LocalProcessSpawner` plus a control group per student (class/spawners.py),
-  so the memory limit holds either way. Homes are 0700; the hub's state folder (database, cookie secret,
-  roster hashes) is 0700 and root's; the hub's environment is readable by root only.
-- limits: CLASS_MEM_LIMIT per student (default from the sizing run, class/README.md), kernels culled
-  inside each server when idle, at most CLASS_MAX_KERNELS kernels per student (the least recently used
-  idle one is shut down when another starts), the hub's idle culler at CLASS_IDLE_TIMEOUT (never under
-  ten minutes), a spawn limit no smaller than the roster.
+  so the memory limit holds either way; each server also gets a /dev/shm and System V IPC of its own.
+  Homes are 0700; the hub's state folder (database, cookie secret, roster hashes) is 0700 and root's;
+  the hub's environment is readable by root only.
+- limits: CLASS_MEM_LIMIT per student (default from the sizing run, class/README.md), CLASS_SHM_SIZE of
+  /dev/shm below it, kernels culled inside each server when idle, at most CLASS_MAX_KERNELS kernels per
+  student (the least recently used idle one is shut down when another starts; none idle, none more),
+  the hub's idle culler at CLASS_IDLE_TIMEOUT (never under ten minutes), a spawn limit no smaller than
+  the roster, a disk-use warning at CLASS_DISK_WARNING.
 - the class's Jupyter settings for servers: made here, at start, into class/server-files/ (students read
-  it; it holds no secret): the kernel spec that runs class/memory_guard.py, the server settings (kernel
-  culling and cap, nbgrader's formgrader and course list off for students), nbgrader's exchange.
+  it; it holds no secret): the kernel spec that runs class/memory_guard.py (debugger off), the server
+  settings (kernels over IPC sockets, kernel culling and cap, nbgrader's formgrader and course list off
+  for students), nbgrader's exchange.
 
 CLASS_SPAWNER=workshop keeps the old, unisolated set-up for a workshop on a laptop or a throw-away
 machine: every server runs as the hub's own (non-root) user, anyone with the shared CLASS_PASSWORD
 logs in under any name. It is never the default and refuses to run as root.
 
 Left out: TLS termination other than the hub's own (set CLASS_SSL_CERT and CLASS_SSL_KEY, or put the hub
-behind the school's reverse proxy), disk quotas, and network limits for students' servers.
+behind the school's reverse proxy), disk quotas (a warning only; class/README.md says how to set them),
+and network limits for students' servers.
 """
 
 import importlib.util
@@ -132,6 +137,10 @@ if auth == "roster":
     c.RosterAuthenticator.state = str(STATE)
     c.Authenticator.admin_users = instructors
     c.Authenticator.allowed_users = set(people)  # re-read at every login by RosterAuthenticator
+    # Wrong passwords slow down the name+source that sent them, never the person (class/roster.py).
+    c.RosterAuthenticator.trusted_proxies = setting("CLASS_TRUSTED_PROXIES").split()
+    c.RosterAuthenticator.instructor_networks = setting("CLASS_INSTRUCTOR_NETWORKS").split()
+    c.RosterAuthenticator.first_delay = float(setting("CLASS_LOGIN_DELAY", "1"))
     if not people:
         print(
             f"class/jupyterhub_config.py: nobody is on the roster in {STATE} yet; add people with "
@@ -163,6 +172,27 @@ try:
 except ValueError as problem:
     refuse(f"CLASS_MEM_LIMIT: {problem}")
 cpu_limit = float(setting("CLASS_CPU_LIMIT", "1"))
+# /dev/shm of each server's own, well under the memory limit (its files are memory the student holds).
+try:
+    shm_size = spawners.parse_bytes(setting("CLASS_SHM_SIZE")) or min(
+        (mem_limit or 1024**3) // 4, 256 * 1024**2
+    )
+except ValueError as problem:
+    refuse(f"CLASS_SHM_SIZE: {problem}")
+if mem_limit and shm_size >= mem_limit:
+    refuse(
+        f"CLASS_SHM_SIZE ({shm_size} bytes) must stay under CLASS_MEM_LIMIT ({mem_limit} bytes): "
+        "files in /dev/shm are memory, and a full one would take the student's server with it"
+    )
+disk_use = load_beside("disk_use")
+try:
+    disk_warning = (
+        0
+        if setting("CLASS_DISK_WARNING", "2G").lower() in ("0", "none")
+        else disk_use.parse_size(setting("CLASS_DISK_WARNING", "2G"))
+    )
+except ValueError as problem:
+    refuse(f"CLASS_DISK_WARNING: {problem}")
 
 if mode == "systemd":
     c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
@@ -171,9 +201,24 @@ if mode == "systemd":
     c.SystemdSpawner.disable_user_sudo = True
     c.SystemdSpawner.readonly_paths = [str(HERE.parent)]
     # The hub's state is root's and 0700 anyway; systemd also hides it from the unit, and caps its processes.
-    c.SystemdSpawner.unit_extra_properties = {"InaccessiblePaths": str(STATE), "TasksMax": "512"}
+    # Shared memory of the unit's own, bounded, and removed with it (configured, not run by the tests here).
+    c.SystemdSpawner.unit_extra_properties = {
+        "InaccessiblePaths": str(STATE),
+        "TasksMax": "512",
+        "PrivateIPC": "yes",
+        "RemoveIPC": "yes",
+        "TemporaryFileSystem": f"/dev/shm:size={shm_size},mode=1777",
+    }
 elif mode == "local":
     c.JupyterHub.spawner_class = spawners.ClassLocalSpawner
+    problem = spawners.private_shared_memory_works()
+    if problem:
+        refuse(
+            f"each student's server gets a /dev/shm of its own, which needs mount namespaces ({problem}). "
+            "Run the hub as root on a machine that allows them (or with CLASS_SPAWNER=systemd)."
+        )
+    c.ClassLocalSpawner.shm_size = shm_size
+    c.ClassLocalSpawner.disk_warning = disk_warning
     if mem_limit is None:
         print(
             "class/jupyterhub_config.py: CLASS_MEM_LIMIT=none: students' memory is NOT limited",
@@ -198,6 +243,7 @@ c.Spawner.default_url = "/lab"
 c.Spawner.mem_limit = mem_limit
 c.Spawner.cpu_limit = cpu_limit
 c.Spawner.start_timeout = 120  # thirty students pressing "start" at 7:00 on a small server
+c.Spawner.poll_interval = 10  # a server that died is noticed (and cleared up) within ten seconds
 c.Spawner.http_timeout = 120
 
 # ---- the files every server reads: kernel spec, server settings, nbgrader's exchange --------------------
@@ -228,7 +274,9 @@ def write_server_files(folder: Path) -> None:
                 ],
                 "display_name": "Python 3 (ipykernel)",
                 "language": "python",
-                "metadata": {"debugger": True},
+                # ipykernel's debugger listens on a 127.0.0.1 TCP port (debugpy) that every account
+                # can reach; off in class, so that clicking the bug icon opens no door to a kernel.
+                "metadata": {"debugger": False},
             },
             indent=1,
         )

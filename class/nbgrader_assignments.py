@@ -4,7 +4,8 @@
     cd COURSE_DIR && nbgrader generate_assignment '*'                            # release/ gets the student copies
 
 For each exercises/solutions/NN_name.ipynb this writes COURSE_DIR/source/NN_name/NN_name.ipynb and, once
-for the course, COURSE_DIR/grader/ (the instructor's own checks and class/grading.py) and an
+for the course, COURSE_DIR/grader/ (the instructor's own checks, class/grading.py and the guard it runs
+in the grading kernel, class/grading_guard.py) and an
 nbgrader_config.py that grades with them. The notebooks import the checks installed with the workbook
 (`from exercises import checks`): on the class server that is the student copy's (class/student_build.py,
 checks that hold no answer); the grader's copy is used only by autograde.
@@ -172,6 +173,7 @@ def build(
     shutil.rmtree(grader / "checks", ignore_errors=True)
     shutil.copytree(CHECKS, grader / "checks", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(HERE / "grading.py", grader / "grading.py")
+    shutil.copy(HERE / "grading_guard.py", grader / "grading_guard.py")
     (course / "nbgrader_config.py").write_text(course_config(course, exchange))
     if owner:
         give_to(course, owner)

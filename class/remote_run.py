@@ -184,7 +184,10 @@ class KernelChannels:
             if time.monotonic() > deadline:
                 return "error", f"TimeoutError: no reply within {timeout:.0f} s"
             self.socket.settimeout(max(0.1, deadline - time.monotonic()))
-            frame = self.socket.recv()
+            try:
+                frame = self.socket.recv()
+            except websocket.WebSocketTimeoutException:
+                continue  # the deadline check above says so
             if not isinstance(frame, str):
                 continue  # binary frames carry widget buffers: ignored
             message = json.loads(frame)

@@ -22,6 +22,18 @@ folder (root only, 0600), which the hub's login (`RosterAuthenticator`, below) r
 people added later can log in without restarting the hub. Instructors are the hub's admins; nobody becomes
 one by signing up (there is no sign-up).
 
+Wrong passwords slow down whoever sends them, never the person they name: the login counts failures per
+name AND source (the address the browser connected from, or the local account for a process on this
+server), lets five through, then makes each next try from that source wait twice as long as the one
+before (1 s, 2 s, 4 s, ... at most 5 minutes). A stranger guessing at ada's password from elsewhere only
+slows themselves; ada logs in at once from her own address. The source is the address configurable-http-
+proxy saw (the last entry of the X-Forwarded-For it appends), trusted only when the connection to the hub
+really comes from a root process (the proxy): a student's process that talks to the hub's port directly,
+with whatever headers, is counted as its own local account. A browser that has logged in as ada before
+holds a cookie the hub signed saying so; its tries count as ada's own browser, apart from anyone else at
+the same address (a class behind one NAT shares one). `reset NAME` (a new password) also clears every
+delay on that name; instructors can be limited to the addresses in CLASS_INSTRUCTOR_NETWORKS.
+
 Refused, with a message: names that are not plain lowercase Unix names, and names of accounts that exist
 but were not made by this roster (root, www-data, a staff member's login), so the roster cannot hand a
 password for someone else's account to a student.
@@ -37,6 +49,7 @@ import base64
 import grp
 import hashlib
 import hmac
+import ipaddress
 import json
 import os
 import pwd
@@ -51,6 +64,7 @@ NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 ROLES = ("student", "instructor")
 INSTRUCTORS_GROUP = "context-desk-instructors"  # may read the course and the collected work
 ROSTER_FILE = "roster.json"
+DEVICE_COOKIE = "context-desk-device"  # signed by the hub: "this browser logged in as NAME before"
 DEFAULT_STATE = "/var/lib/context-desk-class"
 # scrypt's cost: about 50 ms a login on a small server, so a guessing script gets a few tries a second at most.
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
@@ -283,6 +297,107 @@ def remove(roster: Roster, name: str) -> None:
     roster.save(stored)
 
 
+# ---- who is trying to log in, and how long they must wait ----------------------------------------------
+
+
+class Throttle:
+    """Failures per key (a name and a source together): the first `free` are free, then each try must
+    wait twice as long after the last failure as the one before, up to `max_delay` seconds. A key is
+    forgotten `forget_after` seconds after its last failure, or at once when it logs in.
+
+    Example (free=2, first_delay=1): failures at t=0, 0, 0 -> wait(t=0) is 1.0; after a 4th, 2.0."""
+
+    def __init__(self, free=5, first_delay=1.0, max_delay=300.0, forget_after=900.0):
+        self.free, self.first_delay = free, first_delay
+        self.max_delay, self.forget_after = max_delay, forget_after
+        self.failures: dict[
+            tuple, tuple[int, float, str]
+        ] = {}  # key -> (count, last, password hash)
+
+    def wait(self, key, now: float, stored_hash: str = "") -> float:
+        """Seconds this key must still wait before its next try is even checked (0: go ahead)."""
+        count, last, against = self.failures.get(key, (0, 0.0, stored_hash))
+        if now - last > self.forget_after or against != stored_hash:  # old, or a new password since
+            self.failures.pop(key, None)
+            return 0.0
+        if count < self.free:
+            return 0.0
+        delay = min(self.first_delay * 2 ** (count - self.free), self.max_delay)
+        return max(0.0, last + delay - now)
+
+    def failed(self, key, now: float, stored_hash: str = "") -> None:
+        count, _, _ = self.failures.get(key, (0, 0.0, stored_hash))
+        self.failures[key] = (count + 1, now, stored_hash)
+        if len(self.failures) > 10_000:  # a flood of made-up names: drop what is old
+            for old in [k for k, (_, t, _) in self.failures.items() if now - t > self.forget_after]:
+                del self.failures[old]
+
+    def succeeded(self, key) -> None:
+        self.failures.pop(key, None)
+
+
+def _tcp_table_address(text: str) -> tuple[str, int]:
+    """'0100007F:1F90' -> ('127.0.0.1', 8080): /proc/net/tcp writes addresses as 32-bit words in host order."""
+    address, port = text.split(":")
+    raw = bytes.fromhex(address)
+    words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
+    ip = ipaddress.ip_address(words)
+    if ip.version == 6 and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return str(ip), int(port, 16)
+
+
+def socket_owner(local: tuple[str, int], remote: tuple[str, int], tables=None) -> int | None:
+    """The uid of the process whose TCP socket runs from `local` to `remote` on this machine, or None.
+
+    The kernel says who owns every socket (/proc/net/tcp), so a process cannot pretend to be another."""
+    for table in tables or ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if _tcp_table_address(fields[1]) == (
+                str(local[0]),
+                int(local[1]),
+            ) and _tcp_table_address(fields[2]) == (str(remote[0]), int(remote[1])):
+                return int(fields[7])
+    return None
+
+
+def login_source(peer_ip: str, peer_uid: int | None, forwarded_for: str, trusted=()) -> str:
+    """Who is trying to log in, in words a stranger cannot choose for someone else.
+
+    The hub sits behind configurable-http-proxy, which appends the address it saw to X-Forwarded-For.
+    That header is believed only when the connection comes from root (the proxy): its last entry (less
+    any of the school's own proxies in `trusted`) is the browser's address. A process of another
+    account talking to the hub directly is that local account, whatever it writes in its headers.
+
+    Example: ("127.0.0.1", 0, "10.0.0.9, 192.0.2.7") -> "192.0.2.7";
+             ("127.0.0.1", 1005, "192.0.2.7") -> "local account 1005"."""
+    if peer_uid is not None and peer_uid != 0:
+        return f"local account {peer_uid}"
+    if peer_uid is None and ipaddress.ip_address(peer_ip).is_loopback:
+        return "local account unknown"
+    hops = [hop.strip() for hop in (forwarded_for or "").split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if hop not in trusted:
+            try:
+                return str(ipaddress.ip_address(hop))
+            except ValueError:
+                return "unreadable address"
+    return peer_ip
+
+
+def within(address: str, networks) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(network, strict=False) for network in networks)
+
+
 # ---- the hub's login -------------------------------------------------------------------------------
 
 
@@ -290,26 +405,40 @@ def _authenticator_class():
     """Built only when JupyterHub is importable (the hub, the tests); the CLI above does not need it."""
     from jupyterhub.auth import Authenticator
     from tornado import web
-    from traitlets import Integer, Unicode
+    from traitlets import Float, Integer, List, Unicode
 
     class RosterAuthenticator(Authenticator):
         """Log in with your own name and the password the instructor handed you (class/roster.py).
 
         The roster is re-read at every login, so `roster.py add/reset/remove` take effect at once.
-        Instructors on the roster are admins; nobody else is, and there is no sign-up. After
-        `max_failures` wrong passwords for one name within `lockout_seconds`, that name is refused
-        until the time is up (a classmate cannot guess their way in during the lesson).
+        Instructors on the roster are admins; nobody else is, and there is no sign-up. Wrong passwords
+        are throttled per name and source together (`Throttle`, `login_source` above): after
+        `free_failures`, each next try from that source for that name waits twice as long, so guessing
+        is slow and nobody can keep someone else out.
         """
 
         state = Unicode(
             DEFAULT_STATE, config=True, help="the hub's state folder, where roster.json is"
         )
-        max_failures = Integer(5, config=True)
-        lockout_seconds = Integer(300, config=True)
+        free_failures = Integer(5, config=True, help="wrong passwords let through before delays")
+        first_delay = Float(1.0, config=True, help="seconds of the first delay; each next doubles")
+        max_delay = Float(300.0, config=True, help="the longest delay, in seconds")
+        forget_after = Float(900.0, config=True, help="failures older than this are forgotten")
+        trusted_proxies = List(
+            Unicode(), config=True, help="the school's reverse proxies in front of the hub, if any"
+        )
+        instructor_networks = List(
+            Unicode(),
+            config=True,
+            help="if set, instructors log in only from these networks (e.g. 10.1.0.0/16)",
+        )
+        device_days = Integer(120, config=True, help="how long a browser is known as its student's")
 
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
-            self._failures: dict[str, list[float]] = {}
+            self.throttle = Throttle(
+                self.free_failures, self.first_delay, self.max_delay, self.forget_after
+            )
 
         def people(self) -> dict[str, dict]:
             return Roster(Path(self.state)).load()
@@ -321,25 +450,77 @@ def _authenticator_class():
             entry = self.people().get(authentication["name"], {})
             return entry.get("role") == "instructor"
 
+        def source_of(self, handler) -> str:
+            """Where this login comes from (see login_source); "console" when there is no request."""
+            if handler is None:
+                return "console"
+            request = handler.request
+            stream = getattr(request.connection, "stream", None)
+            try:
+                peer = stream.socket.getpeername()[:2]
+                mine = stream.socket.getsockname()[:2]
+            except (AttributeError, OSError):
+                return f"unverified {request.remote_ip}"
+            uid = socket_owner(peer, mine)
+            return login_source(
+                peer[0], uid, request.headers.get("X-Forwarded-For", ""), self.trusted_proxies
+            )
+
+        def known_browser(self, handler) -> str:
+            """The name this browser logged in as before, from the hub's signed cookie ('' if none)."""
+            try:
+                value = handler.get_signed_cookie(DEVICE_COOKIE, max_age_days=self.device_days)
+            except Exception:  # noqa: BLE001 -- no request, no cookie, or a forged one: unknown
+                return ""
+            return value.decode() if value else ""
+
+        def remember_browser(self, handler, name: str) -> None:
+            try:
+                handler.set_signed_cookie(
+                    DEVICE_COOKIE,
+                    name,
+                    expires_days=self.device_days,
+                    httponly=True,
+                    secure=handler.request.protocol == "https",
+                )
+            except Exception:  # noqa: BLE001 -- an API call without a browser: nothing to remember
+                pass
+
         async def authenticate(self, handler, data):
             name = (data.get("username") or "").strip()
             password = data.get("password") or ""
-            now = time.monotonic()
-            recent = [t for t in self._failures.get(name, []) if now - t < self.lockout_seconds]
-            if len(recent) >= self.max_failures:
-                raise web.HTTPError(
-                    403,
-                    f"Too many wrong passwords for {name}: wait a few minutes, "
-                    "or ask your instructor for a new password.",
-                )
+            source = self.source_of(handler)
+            if name and handler is not None and self.known_browser(handler) == name:
+                source = f"{name}'s own browser"  # counted apart from everyone else at that address
             entry = self.people().get(name)
+            stored = entry["hash"] if entry else ""
+            now = time.monotonic()
+            key = (name, source)
+            wait = self.throttle.wait(key, now, stored)
+            if wait > 0:
+                self.log.warning("Login for %s from %s must wait %.0f s more", name, source, wait)
+                raise web.HTTPError(
+                    429,
+                    f"Too many wrong passwords for {name} from your address: try again in "
+                    f"{wait:.0f} seconds, or ask your instructor for a new password.",
+                )
+            if (
+                entry is not None
+                and entry.get("role") == "instructor"
+                and self.instructor_networks
+                and not within(source, self.instructor_networks)
+            ):
+                self.log.warning("Instructor login for %s refused from %s", name, source)
+                return None  # not counted: nobody outside may even try an instructor's password
             # Hash even for unknown names, so the answer's timing does not tell who is on the roster.
-            stored = entry["hash"] if entry else hash_password(secrets.token_hex(8))
-            if password and password_matches(password, stored) and entry is not None:
-                self._failures.pop(name, None)
+            checked = stored or hash_password(secrets.token_hex(8))
+            if password and password_matches(password, checked) and entry is not None:
+                self.throttle.succeeded(key)
+                if handler is not None:
+                    self.remember_browser(handler, name)
                 return {"name": name, "admin": entry.get("role") == "instructor"}
-            self._failures[name] = recent + [now]
-            self.log.warning("Failed login for %s", name)
+            self.throttle.failed(key, now, stored)
+            self.log.warning("Failed login for %s from %s", name, source)
             return None
 
     return RosterAuthenticator

@@ -11,6 +11,18 @@ groups are untouched. class/memory_guard.py, run inside every kernel, then tells
 Used where systemd is not PID 1 (containers, CI); on a server with systemd the hub config picks
 `systemdspawner.SystemdSpawner` instead, which does the same with a transient unit's MemoryMax.
 
+Shared memory is the student's own too. Files in /dev/shm live in memory, are charged to the cgroup of
+whoever wrote them, and outlive the process: 300 MiB left there by a student's cell would be charged to
+every later server of theirs, which the OOM killer would then stop while it starts. So each server gets a
+/dev/shm of its own (a new mount namespace with a tmpfs of `shm_size` bytes, well under the memory
+limit) and a System V IPC namespace of its own; both vanish with the server's last process. When a
+server stops, or dies, whatever the student left running in their cgroup is stopped too, and the group
+is removed; a server that the OOM killer took is remembered, and the next start says so (on the spawn
+page, and in the first cell the student runs: class/memory_guard.py).
+
+At each start the student's home is measured (class/disk_use.py); over `disk_warning` bytes, the hub's
+log and the student's first cell say so. That is a warning, not a quota: see class/README.md.
+
 cgroup v1 (a `memory` hierarchy, as on this machine) is used and tested; the cgroup v2 branch (a unified
 hierarchy with the memory controller) follows the kernel's documented files but is not run by the tests
 here, whose machine has the memory controller on v1. Left out: disk quotas, network limits, and a
@@ -20,8 +32,16 @@ unlimited; set CLASS_MEM_LIMIT=none to accept that on purpose).
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
+import ctypes.util
+import inspect
 import os
+import pwd
 import re
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -129,20 +149,103 @@ class Cgroups:
 
     def remove(self, name: str) -> None:
         """Remove the student's (now empty) groups; a group that still has processes stays."""
-        controllers = ["memory", "cpu", "pids"] if self.version == 1 else [""]
-        for controller in controllers:
+        for controller in self.controllers():
             try:
                 self.folder(controller, name).rmdir()
             except OSError:
                 pass
+
+    def controllers(self) -> list[str]:
+        return ["memory", "cpu", "pids"] if self.version == 1 else [""]
+
+    def processes(self, name: str) -> set[int]:
+        """Every process still in the student's groups."""
+        found = set()
+        for controller in self.controllers():
+            try:
+                found |= {
+                    int(pid)
+                    for pid in (self.folder(controller, name) / "cgroup.procs").read_text().split()
+                }
+            except OSError:
+                pass
+        return found
+
+    def oom_kills(self, name: str) -> int:
+        """How many processes the OOM killer has stopped in the student's memory group (0 if none)."""
+        group = self.folder("memory" if self.version == 1 else "", name)
+        events = group / ("memory.oom_control" if self.version == 1 else "memory.events")
+        try:
+            return int(re.search(r"^oom_kill (\d+)", events.read_text(), re.MULTILINE).group(1))
+        except (OSError, AttributeError):
+            return 0
+
+
+# ---- a /dev/shm and System V IPC of the server's own -------------------------------------------------
+
+CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
+MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+
+
+def own_shared_memory(size: int):
+    """A function for between fork and exec (still root): new mount and IPC namespaces, and a fresh
+    tmpfs of `size` bytes on /dev/shm that no other process sees and that goes when the server goes.
+
+    Everything is prepared here, before the fork, so the child only makes three system calls."""
+    options = f"size={size},mode=1777".encode()
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            number = ctypes.get_errno()
+            raise OSError(number, f"{what}: {os.strerror(number)}")
+
+    def make():
+        check(_LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+        # the server's mounts stay its own: nothing it mounts shows outside, nothing outside leaks in
+        check(_LIBC.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+        check(
+            _LIBC.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, options),
+            "mount /dev/shm",
+        )
+
+    return make
+
+
+def private_shared_memory_works() -> str:
+    """'' when this machine lets root give a process its own /dev/shm; otherwise what went wrong."""
+    try:
+        done = subprocess.run(
+            [
+                "unshare",
+                "--mount",
+                "--ipc",
+                "--propagation",
+                "private",
+                "--",
+                "sh",
+                "-c",
+                "mount -t tmpfs -o size=1m tmpfs /dev/shm",
+            ],
+            capture_output=True,
+            text=True,
+        )
+    except FileNotFoundError:
+        return "the unshare command (util-linux) is missing"
+    return (
+        "" if done.returncode == 0 else (done.stderr.strip() or f"unshare exited {done.returncode}")
+    )
 
 
 def _spawner_class():
     from jupyterhub.spawner import LocalProcessSpawner
     from traitlets import Integer, Unicode
 
+    disk_use = _load_beside("disk_use")
+
     class ClassLocalSpawner(LocalProcessSpawner):
-        """LocalProcessSpawner whose server (and so every kernel) starts inside the student's own cgroup.
+        """LocalProcessSpawner whose server (and so every kernel) starts inside the student's own cgroup,
+        with a /dev/shm of its own; cleaned up when it stops, and it says so when memory stopped it.
 
         `mem_limit` and `cpu_limit` (the Spawner's own settings) become the group's memory limit and CPU
         quota; `pids_limit` caps the processes (a fork bomb stops there). Runs only as root.
@@ -152,20 +255,50 @@ def _spawner_class():
             512, config=True, help="most processes (and threads) one student may run"
         )
         memory_limit_text = Unicode("", config=True, help="CLASS_MEM_LIMIT as given, for messages")
+        shm_size = Integer(
+            64 * 1024**2,
+            config=True,
+            help="bytes of /dev/shm each server gets (0: the machine's own)",
+        )
+        disk_warning = Integer(
+            0, config=True, help="warn a student whose home holds more bytes than this (0: never)"
+        )
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.stopped_for_memory = ""  # when the OOM killer took the server, a line saying when
+            self.stopping = False
+            self.exit_status = None
+            self.notices: list[str] = []
+
+        # The hub makes a new Spawner for each start, from the state it saved: the memory note lives there.
+        def get_state(self):
+            state = super().get_state()
+            if self.stopped_for_memory:
+                state["stopped_for_memory"] = self.stopped_for_memory
+            return state
+
+        def load_state(self, state):
+            super().load_state(state)
+            self.stopped_for_memory = state.get("stopped_for_memory", "")
 
         def make_preexec_fn(self, name):
             setuid = super().make_preexec_fn(name)
             memory = parse_bytes(self.mem_limit) if self.mem_limit else None
-            if memory is None:
-                return setuid  # no limit asked for: the plain LocalProcessSpawner
-            join = Cgroups().prepare(name, memory, self.cpu_limit, self.pids_limit)
+            join = (
+                Cgroups().prepare(name, memory, self.cpu_limit, self.pids_limit) if memory else []
+            )
+            private_shm = own_shared_memory(self.shm_size) if self.shm_size else None
 
             def preexec():
-                # Between fork and exec, still root: join the student's groups, then become the student.
+                # Between fork and exec, still root: join the student's groups, take a /dev/shm of the
+                # server's own, then become the student.
                 pid = str(os.getpid())
                 for procs in join:
                     with open(procs, "w") as handle:
                         handle.write(pid)
+                if private_shm:
+                    private_shm()
                 setuid()
 
             return preexec
@@ -177,16 +310,97 @@ def _spawner_class():
                 env["CLASS_MEM_LIMIT_BYTES"] = str(
                     memory
                 )  # memory_guard.py quotes it to the student
+            if self.stopped_for_memory:
+                env["CLASS_SERVER_STOPPED_FOR_MEMORY"] = self.stopped_for_memory
+            disk = [notice for notice in self.notices if notice.startswith("Disk use")]
+            if disk:
+                env["CLASS_DISK_NOTICE"] = disk[0]
             return env
 
+        async def start(self):
+            self.stopping, self.exit_status, self.notices = False, None, []
+            if self.stopped_for_memory:
+                self.notices.append(
+                    "Your server was stopped last time because your kernels and server together went "
+                    "past your memory limit; it starts afresh now."
+                )
+            if self.disk_warning:
+                home = Path(pwd.getpwnam(self.user.name).pw_dir)
+                used = await asyncio.get_running_loop().run_in_executor(None, disk_use.usage, home)
+                if used.bytes > self.disk_warning:
+                    self.log.warning(
+                        "%s's home holds %s, over the class's warning", self.user.name, used
+                    )
+                    self.notices.append(disk_use.warning(used, self.disk_warning))
+            started = await super().start()
+            self.stopped_for_memory = ""  # told once: the server's environment carries it now
+            return started
+
+        async def progress(self):
+            for notice in self.notices:
+                yield {"progress": 10, "message": notice}
+            yield {"progress": 50, "message": "Spawning server..."}
+
+        async def poll(self):
+            proc = self.proc
+            status = await super().poll()
+            if status is not None and proc is not None and self.exit_status is None:
+                self.exit_status = proc.returncode
+            return status
+
         async def stop(self, now=False):
+            self.stopping = True
             await super().stop(now=now)
+
+        async def run_post_stop_hook(self):
+            """After every stop, asked for or not: say if memory stopped it, clear up what is left."""
             try:
-                Cgroups().remove(self.user.name)
+                await self.clear_up()
             except (OSError, RuntimeError):
-                pass
+                self.log.exception("Clearing up after %s's server", self.user.name)
+            result = super().run_post_stop_hook()
+            return (await result) if inspect.isawaitable(result) else result
+
+        async def clear_up(self):
+            groups = Cgroups()
+            name = self.user.name
+            if groups.version == 0:
+                return
+            if (
+                not self.stopping
+                and self.exit_status == -signal.SIGKILL
+                and groups.oom_kills(name) > 0
+            ):
+                self.stopped_for_memory = time.strftime("%Y-%m-%d %H:%M:%S")
+                self.log.warning("%s's server was stopped by the OOM killer", name)
+            for _ in range(
+                50
+            ):  # what the student left running (a kernel, a background job) goes too
+                left = groups.processes(name)
+                if not left:
+                    break
+                for pid in left:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                await asyncio.sleep(0.1)
+            groups.remove(name)
 
     return ClassLocalSpawner
+
+
+def _load_beside(name: str):
+    """A script of this folder as a module (class/ is scripts, not a package)."""
+    import importlib.util
+    import sys
+
+    key = f"context_desk_class_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, Path(__file__).parent / f"{name}.py")
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
 
 
 def __getattr__(attribute):

@@ -6,12 +6,15 @@
         room.start("ada")                      # her server, as her own Unix account, in her cgroup
 
 What it does, in the README's order: build the student copy (class/student_build.py) into a folder every
-account can read (/var/tmp/context-desk-class-server by default, or CLASS_TESTBED), make its venv there with
+account can read but only root can write (/srv/context-desk-testbed by default, or CLASS_TESTBED; a place
+another account could have made first, such as anything under /tmp or /var/tmp, is refused), make its venv there with
 `make class-deps` using Debian's /usr/bin/python3 (students must be able to run the interpreter: a Python
 under /root, like pyenv's, is closed to them), add the people with class/roster.py (real Unix accounts,
 printed passwords), make a self-signed certificate with openssl, and start the hub as root over HTTPS
-with the copy's class/jupyterhub_config.py and its own state folder. On exit the hub stops, and the
-accounts, homes and cgroups it made are removed.
+with the copy's class/jupyterhub_config.py and its own state folder. Each classroom has two folders: a
+private one (0700: the hub's log, the roster file, the certificate's key, the state) and a shared one
+(0755: the server settings every student's server reads and nbgrader's exchange, nothing secret). On exit
+the hub stops, and the accounts, homes, cgroups and both folders are removed.
 
 The venv is kept between runs and rebuilt only when the lock files change (make's own rule), so only
 the first run on a machine pays for it (about two minutes). Runs as root only.
@@ -25,6 +28,7 @@ import pwd
 import re
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -37,7 +41,7 @@ import requests
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DEFAULT_PLACE = Path(os.environ.get("CLASS_TESTBED", "/var/tmp/context-desk-class-server"))
+DEFAULT_PLACE = Path(os.environ.get("CLASS_TESTBED", "/srv/context-desk-testbed"))
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
@@ -47,10 +51,39 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def untrusted_folders(place: Path) -> list[str]:
+    """The place and its existing parents that someone other than root owns or may write to, as sentences.
+
+    The root hub runs the code installed here: if another account could make or change any folder on the
+    way, it would own what root runs. Example: /var/tmp/x -> ["/var/tmp is writable by every account"]."""
+    problems = []
+    for folder in [place, *place.parents]:
+        try:
+            info = folder.lstat()
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            problems.append(f"{folder} is a symbolic link")
+        elif info.st_uid != 0:
+            problems.append(f"{folder} belongs to uid {info.st_uid}, not root")
+        elif info.st_mode & 0o022:
+            problems.append(f"{folder} is writable by accounts other than root")
+    return problems
+
+
 def install_server(place: Path = DEFAULT_PLACE) -> Path:
     """The student copy with its venv and proxy, as README steps 2-3 make them; its folder."""
     if os.geteuid() != 0:
         raise RuntimeError("the class server is set up as root (accounts, cgroups, the hub)")
+    place = Path(place).absolute()
+    problems = untrusted_folders(place)
+    if problems:
+        raise RuntimeError(
+            f"refusing to install the class server in {place}: {'; '.join(problems)}. Pick a place "
+            "under a folder only root can write (the default is /srv/context-desk-testbed; set CLASS_TESTBED)."
+        )
+    place.mkdir(parents=True, exist_ok=True)
+    os.chmod(place, 0o755)  # students' servers run its venv: readable by all, writable by root only
     subprocess.run(
         [sys.executable, str(HERE / "student_build.py"), str(place)],
         check=True,
@@ -136,11 +169,17 @@ class Classroom:
         self.people = self.students + self.instructors
         self.mem_limit = mem_limit
         self.extra_env = extra_env or {}
+        # Private to root (mkdtemp makes it 0700): the hub's log, the roster file, the key, the state.
         self.folder = Path(tempfile.mkdtemp(prefix="context-desk-classroom-"))
-        os.chmod(self.folder, 0o755)
+        # What every student's server must read, and nothing secret: server settings, nbgrader's exchange.
+        self.shared = Path(tempfile.mkdtemp(prefix="context-desk-classroom-shared-"))
+        os.chmod(self.shared, 0o755)
         self.state = self.folder / "state"
-        self.exchange = self.folder / "exchange"
+        self.exchange = self.shared / "exchange"
         self.port = free_port()
+        self.hub_port = (
+            free_port()
+        )  # the hub's own port, behind the proxy (students' servers call it)
         self.workbook_port = free_port()
         self.workbook_url = f"http://127.0.0.1:{self.workbook_port}/"  # the hub's workbook service
         self.url = f"https://127.0.0.1:{self.port}"
@@ -184,10 +223,10 @@ class Classroom:
                 CLASS_SSL_CERT=str(self.cert),
                 CLASS_SSL_KEY=str(key),
                 CLASS_MEM_LIMIT=self.mem_limit,
-                CLASS_HUB_PORT=str(free_port()),
+                CLASS_HUB_PORT=str(self.hub_port),
                 CLASS_PROXY_API_PORT=str(free_port()),
                 CLASS_EXCHANGE=str(self.exchange),
-                CLASS_SERVER_FILES=str(self.folder / "server-files"),
+                CLASS_SERVER_FILES=str(self.shared / "server-files"),
                 CLASS_WORKBOOK_PORT=str(self.workbook_port),
                 **self.extra_env,
             )
@@ -271,6 +310,7 @@ class Classroom:
         except (OSError, RuntimeError):
             pass
         shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.shared, ignore_errors=True)
 
     def log_tail(self, lines: int = 60) -> str:
         self.log.flush()

@@ -1,16 +1,26 @@
-"""Hand out, collect and autograde exercise 03 for three students with real Unix accounts, through nbgrader's
+"""Hand out, collect and autograde exercise 03 for five students with real Unix accounts, through nbgrader's
 exchange, as the README says; nobody can game the grade, and no student copy holds an answer.
 
-Set-up (class/testbed.py, class/nbgrader_assignments.py): the student copy with its venv, three students
+Set-up (class/testbed.py, class/nbgrader_assignments.py): the student copy with its venv, five students
 and an instructor with real accounts, the course built from this (the instructor's) clone into the
 instructor's home, 0700, and an exchange folder made the way the hub makes it (1777). Then, each command
 run AS its person with runuser: the instructor generates and releases; each student fetches, answers and
 submits; the instructor collects and autogrades.
 
-- ada submits the solution; bob a `compact` that forgets the card; cy bob's wrong compact plus two cheats:
-  `checks.check_compact = lambda *a, **k: True` in an answer cell, and an `exercises/checks/` package of
-  her own beside the notebook (imported instead of the installed checks; every check passes). Graded with the instructor's checks, ada gets full marks, bob and cy lose the compact point.
-  The control: cy graded without class/grading.py's UseGraderChecks gets full marks, so the cheat is real.
+- ada submits the solution (the honest control: full marks, nothing flagged); bob a `compact` that
+  forgets the card (loses exactly that point).
+- cy submits bob's wrong compact plus two cheats: `checks.check_compact = lambda *a, **k: True` in an
+  answer cell, and an `exercises/checks/` package of her own beside the notebook (imported instead of the
+  installed checks). dan submits the handed-out stubs and, in his first answer cell, an IPython input
+  transformer that turns every `assert` in the cells after it into `pass`. eve submits the stubs and an
+  import hook (a `sys.meta_path` finder) that answers any exercise module of the checks with one whose
+  every check passes. Each of the three scores 0 and is flagged with what it did; graded without the
+  grader's protections (the controls), each gets full marks, so every cheat is real.
+- Then dan hands in, by hand, a later submission folder whose notebook is a symbolic link to the
+  instructor's own source notebook, and eve one whose notebook is a hard link to it (made by root here:
+  Linux's fs.protected_hardlinks keeps a student from linking a file they cannot write; collect must not
+  depend on that setting). nbgrader's own collect (the control) takes both as the solution itself; the
+  course's collect refuses both, says why, and takes each one's earlier submission.
 - bob also submits a blank copy under ada's name (`--student`): collect refuses it (its folder is bob's),
   ada's grade comes from her own submission. No student can list the exchange's inbound folder.
 - No file a student receives (the student copy that nbgitpuller hands out, nbgrader's release, each fetched
@@ -37,8 +47,8 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parent.parent
-STUDENTS = ["cdgrade_ada", "cdgrade_bob", "cdgrade_cy"]
-ADA, BOB, CY = STUDENTS
+STUDENTS = ["cdgrade_ada", "cdgrade_bob", "cdgrade_cy", "cdgrade_dan", "cdgrade_eve"]
+ADA, BOB, CY, DAN, EVE = STUDENTS
 INSTRUCTOR = "cdgrade_grace"
 ASSIGNMENT = "03_three_zones"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
@@ -46,10 +56,10 @@ COURSE_ID = "context-desk"
 
 
 class Class:
-    def __init__(self, server: Path, folder: Path):
-        self.server, self.folder = server, folder
+    def __init__(self, server: Path, shared: Path):
+        self.server = server
         self.bin = server / ".venv" / "bin"
-        self.exchange = folder / "exchange"
+        self.exchange = shared / "exchange"
 
     def home(self, name: str) -> Path:
         return Path(pwd.getpwnam(name).pw_dir)
@@ -127,14 +137,69 @@ def with_cheat(notebook):
     return cheat
 
 
+def with_stubs(notebook):
+    """What a student who answered nothing hands in: every solution block is the handed-out stub."""
+    stubbed = nbformat.from_dict(notebook)
+    for cell in stubbed.cells:
+        if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
+            cell.source = re.sub(
+                r"### BEGIN SOLUTION\n.*?### END SOLUTION",
+                'raise NotImplementedError("Your code here")',
+                cell.source,
+                flags=re.DOTALL,
+            )
+    return stubbed
+
+
+def in_first_answer(notebook, code):
+    cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    cell.source += "\n\n" + code
+    return notebook
+
+
+# dan's cheat: every `assert` in the cells after this one becomes `pass`, before Python sees it
+ASSERTS_AWAY = """def _no_asserts(lines):
+    return ["pass  # " + line if line.lstrip().startswith("assert ") else line for line in lines]
+get_ipython().input_transformers_cleanup.append(_no_asserts)"""
+
+# eve's cheat: any exercise module of the checks, wherever it is imported from, passes everything
+EVERY_CHECK_PASSES = """import sys, types
+from importlib.machinery import ModuleSpec
+class _Passes:
+    def find_spec(self, name, path=None, target=None):
+        return ModuleSpec(name, self) if name.rsplit(".", 1)[-1].startswith("ex0") else None
+    def create_module(self, spec):
+        module = types.ModuleType(spec.name)
+        def anything(attribute):
+            if attribute.startswith("__"):
+                raise AttributeError(attribute)
+            return lambda *a, **k: True
+        module.__getattr__ = anything
+        return module
+    def exec_module(self, module):
+        pass
+sys.meta_path.insert(0, _Passes())"""
+
+
+def hand_made_submission(room, name, course):
+    """An inbound folder named like nbgrader's, later than the student's own submission (made as them)."""
+    import datetime
+
+    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)
+    stamp = later.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    folder = room.exchange / COURSE_ID / "inbound" / f"{name}+{ASSIGNMENT}+{stamp}+handmade"
+    room.as_user(name, "mkdir", str(folder))
+    room.as_user(name, "sh", "-c", f"echo '{stamp}' > '{folder / 'timestamp.txt'}'")
+    return folder
+
+
 @pytest.fixture(scope="module")
 def graded():
     testbed = load("testbed")
     server = testbed.install_server()
-    folder = Path(
-        tempfile.mkdtemp(prefix="context-desk-grading-")
-    )  # pytest's own tmp is closed to students
-    os.chmod(folder, 0o755)
+    folder = Path(tempfile.mkdtemp(prefix="context-desk-grading-"))  # 0700: the roster, the state
+    shared = Path(tempfile.mkdtemp(prefix="context-desk-grading-shared-"))  # the exchange only
+    os.chmod(shared, 0o755)
     people = STUDENTS + [INSTRUCTOR]
     for name in people:
         testbed.remove_account(name)
@@ -152,7 +217,7 @@ def graded():
         check=True,
         capture_output=True,
     )
-    room = Class(server, folder)
+    room = Class(server, shared)
     try:
         room.exchange.mkdir()
         os.chmod(room.exchange, 0o1777)  # as class/jupyterhub_config.py makes it
@@ -166,7 +231,13 @@ def graded():
         room.nbgrader(INSTRUCTOR, "release_assignment", ASSIGNMENT, "--force", cwd=course)
 
         source = nbformat.read(course / "source" / ASSIGNMENT / NOTEBOOK, as_version=4)
-        answers = {ADA: source, BOB: with_wrong_compact(source), CY: with_cheat(source)}
+        answers = {
+            ADA: source,
+            BOB: with_wrong_compact(source),
+            CY: with_cheat(source),
+            DAN: in_first_answer(with_stubs(source), ASSERTS_AWAY),
+            EVE: in_first_answer(with_stubs(source), EVERY_CHECK_PASSES),
+        }
         fetched_texts = {}
         in_parallel(
             lambda name: room.student_nbgrader(name, "fetch_assignment", ASSIGNMENT), STUDENTS
@@ -221,9 +292,25 @@ def graded():
         bob_lists_inbound = room.as_user(
             BOB, "ls", str(room.exchange / COURSE_ID / "inbound"), check=False
         )
+        # dan's and eve's later, hand-made submissions: the instructor's own solution, linked in
+        solution = course / "source" / ASSIGNMENT / NOTEBOOK
+        linked = hand_made_submission(room, DAN, course)
+        room.as_user(DAN, "ln", "-s", str(solution), str(linked / NOTEBOOK))
+        hard_linked = hand_made_submission(room, EVE, course)
+        os.link(solution, hard_linked / NOTEBOOK)  # root, standing in for a machine that allows it
 
+        # The control: nbgrader's own collect takes both links as the students' work ...
+        stock = "--ExchangeFactory.collect=nbgrader.exchange.default.collect.ExchangeCollect"
+        room.nbgrader(INSTRUCTOR, "collect", ASSIGNMENT, stock, cwd=course)
+        stock_collected = {
+            name: (course / "submitted" / name / ASSIGNMENT / NOTEBOOK).read_bytes()
+            for name in (DAN, EVE)
+        }
+        room.as_user(INSTRUCTOR, "rm", "-rf", str(course / "submitted"))
+        # ... the course's own collect refuses them.
         collect = room.nbgrader(INSTRUCTOR, "collect", ASSIGNMENT, cwd=course)
-        # The control first: cy graded WITHOUT the instructor's checks (the cheat works there) ...
+
+        # The controls: each cheat graded WITHOUT the grader's protections (each works there) ...
         room.nbgrader(
             INSTRUCTOR,
             "autograde",
@@ -232,9 +319,20 @@ def graded():
             "--force",
             f"--student={CY}",
             "--UseGraderChecks.enabled=False",
+            "--GuardedExecute.guard=False",
             cwd=course,
         )
-        control = scores(course, [CY])[CY]
+        room.nbgrader(  # dan and eve in one run: --student is a file glob
+            INSTRUCTOR,
+            "autograde",
+            ASSIGNMENT,
+            "--create",
+            "--force",
+            "--student=cdgrade_[de]*",
+            "--GuardedExecute.guard=False",
+            cwd=course,
+        )
+        controls = scores(course, [CY, DAN, EVE])
         # ... then everyone, as the course is configured.
         autograde = room.nbgrader(
             INSTRUCTOR, "autograde", ASSIGNMENT, "--create", "--force", cwd=course
@@ -243,7 +341,9 @@ def graded():
             "room": room,
             "course": course,
             "scores": scores(course, STUDENTS),
-            "control": control,
+            "controls": controls,
+            "solution": solution.read_bytes(),
+            "stock_collected": stock_collected,
             "answers": answers,
             "collect": collect.stdout + collect.stderr,
             "spoof": spoof,
@@ -255,6 +355,7 @@ def graded():
         for name in people:
             testbed.remove_account(name)
         shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 def scores(course: Path, students):
@@ -286,24 +387,72 @@ def test_a_wrong_compact_loses_exactly_its_point(graded):
     assert score == max_score - 1 and compact_points(per_check) == [0], per_check
 
 
-def test_redefining_or_editing_a_check_gains_nothing(graded):
-    score, max_score, per_check = graded["scores"][CY]
-    assert score == max_score - 1 and compact_points(per_check) == [0], per_check
+def flagged(graded, name):
+    grading = load("grading")
+    return grading.tampering(graded["course"] / "autograded" / name / ASSIGNMENT / NOTEBOOK)
 
 
-def test_the_cheat_is_real_without_the_instructors_checks(graded):
-    score, max_score, per_check = graded["control"]
-    assert score == max_score and compact_points(per_check) == [1], per_check
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        (CY, "the module exercises.checks comes from the submission's own files"),
+        (DAN, "an input transformer (cleanup) was added: <function _no_asserts"),
+        (EVE, "an import hook (sys.meta_path) was added: <__main__._Passes object"),
+    ],
+)
+def test_a_cheat_scores_zero_and_says_why(graded, name, reason):
+    score, max_score, per_check = graded["scores"][name]
+    assert score == 0 and max_score >= 4, per_check
+    reasons = flagged(graded, name)
+    assert any(reason in line for line in reasons), reasons
+
+
+@pytest.mark.parametrize("name", [CY, DAN, EVE])
+def test_each_cheat_is_real_without_the_graders_protections(graded, name):
+    score, max_score, per_check = graded["controls"][name]
+    assert score == max_score, per_check
+
+
+def test_the_graded_cells_ran_as_written_despite_the_transformer(graded):
+    """dan's transformer was taken out before each graded cell: its assert ran, and failed."""
+    notebook = nbformat.read(
+        graded["course"] / "autograded" / DAN / ASSIGNMENT / NOTEBOOK, as_version=4
+    )
+    tests = [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    tests = [c for c in tests if not c.metadata["nbgrader"].get("solution")]
+    assert len(tests) >= 4
+    for cell in tests:
+        names = [o.get("ename") for o in cell.outputs if o.output_type == "error"]
+        assert names[0] == "Tampering" and "AssertionError" in names, names
 
 
 def test_the_tampering_is_flagged_for_the_instructor(graded):
     grading = load("grading")
     course = graded["course"]
-    flagged = grading.tampering(course / "submitted" / CY / ASSIGNMENT / NOTEBOOK)
-    assert "file: exercises" in flagged and any(
-        "checks.check_compact = lambda" in cell for cell in flagged
+    submitted = grading.tampering(course / "submitted" / CY / ASSIGNMENT / NOTEBOOK)
+    assert any(line.startswith("file: exercises") for line in submitted) and any(
+        "checks.check_compact = lambda" in line for line in submitted
     )
     assert grading.tampering(course / "submitted" / ADA / ASSIGNMENT / NOTEBOOK) == []
+    assert flagged(graded, ADA) == [] and flagged(graded, BOB) == []
+    assert "Scored 0, the grading machinery was tampered with" in graded["autograde"]
+
+
+# ---- collect takes only what each student made ---------------------------------------------------------
+
+
+def test_linked_submissions_are_refused_and_the_earlier_ones_collected(graded):
+    assert graded["stock_collected"] == {DAN: graded["solution"], EVE: graded["solution"]}, (
+        "the control failed: nbgrader's own collect should take the linked solution"
+    )
+    collect = graded["collect"]
+    assert f"{NOTEBOOK}: a symbolic link" in collect and f"Refused {DAN}+" in collect, collect
+    assert f"{NOTEBOOK}: a hard link to a file of {INSTRUCTOR}" in collect, collect
+    assert f"Refused {EVE}+" in collect
+    course = graded["course"]
+    for name in (DAN, EVE):
+        collected = (course / "submitted" / name / ASSIGNMENT / NOTEBOOK).read_bytes()
+        assert collected != graded["solution"]
 
 
 # ---- each student's own submission ---------------------------------------------------------------------------
@@ -400,7 +549,7 @@ def test_no_student_copy_holds_a_solution_or_a_reference_answer(graded):
     room = graded["room"]
     places = [room.server, graded["course"] / "release", room.exchange / COURSE_ID / "outbound"]
     texts = dict(graded["fetched"])
-    assert len(texts) == 3, "each student's fetched notebook should be scanned"
+    assert len(texts) == len(STUDENTS), "each student's fetched notebook should be scanned"
     for place in places:
         assert place.exists(), place
         texts.update(normalized_texts(place))

@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import load_class as load
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: files of two accounts")
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root: files of two accounts"),
+    pytest.mark.class_tools,  # the collector is nbgrader's, extended
+]
 
 STUDENT = "nobody"
 

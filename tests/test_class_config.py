@@ -236,6 +236,7 @@ def test_the_login_checks_each_persons_own_password_and_slows_only_the_guesser(t
     assert (tmp_path / "roster.json").stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.class_tools  # the roster login is a JupyterHub authenticator
 def test_instructors_may_be_limited_to_their_own_networks(tmp_path):
     roster = load("roster")
     roster.Roster(tmp_path).save(
@@ -425,6 +426,7 @@ def test_a_server_gets_a_bounded_dev_shm_of_its_own():
     assert not Path("/dev/shm/cdtest-own").exists(), "the file went to the machine's /dev/shm"
 
 
+@pytest.mark.class_tools  # reads the hub config
 @root_only
 @pytest.mark.parametrize(
     "settings, message",
@@ -438,6 +440,7 @@ def test_shared_memory_and_disk_settings_are_checked(monkeypatch, tmp_path, sett
         load_hub_config(monkeypatch, tmp_path, **settings)
 
 
+@pytest.mark.class_tools  # reads the hub config
 @root_only
 def test_shared_memory_defaults_to_a_quarter_of_the_limit(monkeypatch, tmp_path):
     if load("spawners").systemd_is_running():
@@ -450,6 +453,7 @@ def test_shared_memory_defaults_to_a_quarter_of_the_limit(monkeypatch, tmp_path)
 # ---- grading: what counts as tampering ----------------------------------------------------------------
 
 
+@pytest.mark.class_tools  # class/grading.py extends nbgrader
 @pytest.mark.parametrize(
     "answer, flagged",
     [
@@ -470,6 +474,7 @@ def test_the_guards_answer_counts_only_with_its_nonce(answer, flagged):
     assert all(word in line for word, line in zip(flagged, execute.found))
 
 
+@pytest.mark.class_tools  # class/grading.py extends nbgrader
 @pytest.mark.parametrize(
     "source, suspicious",
     [

@@ -159,7 +159,7 @@ class ClearThenCompact(Strategy):
         room = self.low_water * usable_window(model, self.output_reserve) - pinned
         starts = turn_starts(history, start=max(start, 1))
         cut = starts[-1] if starts else start  # keep at least the newest turn
-        for turn in reversed(starts[:-1]):  # then as many newer turns as fit under the mark
+        for turn in reversed(starts[:-1]):  # then, going back, every turn that still fits
             kept = sum(meter.count(self.shown(history, i)) for i in range(turn, len(history)))
             if kept > room:
                 break

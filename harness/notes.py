@@ -1,8 +1,8 @@
 """Recalled notes: the richer end of the memory spectrum.
 
-CLAUDE.md is loaded on every turn, so it must stay short. A richer harness also keeps *notes*,
-one file each in a folder, written during a task, and pulls back only the few that share words
-with the request -- so the agent can know many things while carrying only what this turn needs.
+CLAUDE.md is sent on every lap, so it must stay short. A richer harness also keeps *notes*, one
+file each in a folder, written during a task, and pulls back only the few that share words with
+the request -- so the agent can know many things while carrying only what this request needs.
 
 Left out: any real search index (recall is plain word overlap, no embeddings), note expiry.
 """

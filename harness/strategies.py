@@ -2,10 +2,11 @@
 
 ``STRATEGIES`` is the one table of strategies: the dashboard's menu, the benchmarks, the exercises
 and the tests all read it. ``StrategySettings`` is what the dashboard's controls set -- the
-strategy's name, the window, the threshold and the tail -- as one object. The one way from
-settings to a strategy is ``Strategy.from_settings``: each takes the settings its constructor names.
+strategy's name, the window, the threshold and the tail -- and ``Strategy.from_settings`` is the
+one way from settings to a strategy: each takes the settings its constructor names.
 Example: settings = StrategySettings("running summary", tail_turns=0)
          STRATEGIES[settings.strategy].from_settings(settings) -> RunningSummary(tail_turns=0)
+Left out: what the dashboard does not set (``output_reserve``, ``max_words``...) keeps its default.
 """
 
 from __future__ import annotations

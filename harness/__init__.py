@@ -1,6 +1,7 @@
-"""Context Desk's harness: the lesson. A small agent loop and the pieces the class learns, one idea a module.
+"""Context Desk's harness: the lesson. A small agent loop and the pieces the class learns.
 
-Read them in this order; each module imports only modules above it (``tests/test_layout.py`` checks):
+Read the modules in this order, one idea each; a module imports only modules above it
+(``tests/test_layout.py`` checks):
 
 * ``messages``        -- the message array, the tool-pair rule, turns, a message as text
 * ``tokens``          -- counting: chars/4, the cl100k tokenizer offline, a cached meter
@@ -13,7 +14,7 @@ Read them in this order; each module imports only modules above it (``tests/test
 * ``prompts``         -- the system prompt and the summary prompts
 * ``context``         -- what a strategy is; the simplest one: send the full history
 * ``guards``          -- a piece the class wrote that breaks stops the run cleanly, saying why
-* ``loop``            -- the bare loop (lesson 01), and ``run_agent``: the same loop, its records kept
+* ``loop``            -- the bare loop (lesson 01), and ``run_agent``: the same loop, with records
 * ``sliding_window``  -- lesson 02: keep the newest messages that fit
 * ``summarizing``     -- the summary call every summarizing strategy shares
 * ``compaction``      -- lesson 03: pinned head, summarized middle, verbatim tail
@@ -29,19 +30,21 @@ Read them in this order; each module imports only modules above it (``tests/test
 
 The lessons' words and the code's names (``notebooks/GLOSSARY.md`` defines the words):
 
-* *desk* -- the messages sent on one lap: ``desk`` in ``bare_loop``, ``Assembly.messages``, ``Lap.sent``
+* *desk* -- what is sent on one lap: ``desk`` in ``bare_loop``, ``Assembly.messages``, ``Lap.sent``
 * *raw history* -- every message of the session, never shortened: ``history``, ``Run.history``
-* *lap* -- one pass of the loop (assemble, call, run the tools): ``Lap``, ``max_laps``, ``Lap.number``
+* *lap* -- one pass of the loop (assemble, call, run tools): ``Lap``, ``Lap.number``, ``max_laps``
 * *turn* -- what one lap adds: the reply and its tool results: ``turn_starts``, ``tail_turns``
-* *context window* -- ``model.window``; *threshold* -- ``threshold``, a fraction of the usable window
+* *context window* -- ``model.window``, in tokens
+* *threshold* -- ``threshold``, a fraction of the usable window (the window minus the reply's room)
 * *pinned head*, *middle*, *verbatim tail* -- ``three_zones``, the zones "head", "middle", "tail"
-* *summary card* -- ``Summary.card``, the zone "summary"; *compaction template* -- ``COMPACTION_TEMPLATE``
+* *summary card* -- ``Summary.card``, the zone "summary"
+* *compaction template* -- ``COMPACTION_TEMPLATE``
 * *running summary*, *fold* -- ``RunningSummary``, ``fold``; *standing constraint* -- a rule the
   template always carries
 * what a lap did -- ``Did`` (``Lap.kind``); why a run stopped -- ``Stopped`` (``Run.stopped``)
 * *memory*, *CLAUDE.md*, *promote* -- ``load_memory``, ``load_claude_md``, ``promote``
 
-Everything around the lesson (the offline model, the Claude backend and the model switch, the pictures
-and widgets, verdicts, test servers) is the stage, in the sibling package ``stage``. Nothing here
-imports it.
+Everything around the lesson (the offline model, the Claude backend and the model switch, the
+pictures and widgets, verdicts, test servers) is the stage, in the sibling package ``stage``.
+Nothing here imports it.
 """

@@ -18,12 +18,14 @@ MAX_ARGUMENT_CHARS = 20_000  # a longer string argument is refused, not searched
 
 
 def checked(name: str, schema: dict, given) -> dict:
-    """The arguments of a call, checked against the tool's ``input_schema``; a ToolError says what is wrong.
+    """The arguments of a call, checked against the tool's ``input_schema``, or a ToolError.
 
     Checks: an object; no unknown fields; every required field; each field's type and ``enum``;
-    no NUL bytes and no string over MAX_ARGUMENT_CHARS. A missing optional field with a ``default`` gets it.
-    A tool without an ``input_schema`` (a typed API tool such as ``memory``) is only checked for an object.
-    Example: checked("read_file", schema, {"path": 3}) -> ToolError("... 'path' must be a string ...")
+    no NUL bytes and no string over MAX_ARGUMENT_CHARS. A missing optional field gets its
+    ``default``. A tool without an ``input_schema`` (a typed API tool such as ``memory``) is only
+    checked for being an object.
+    Example: checked("read_file", schema, {"path": 3})
+    -> ToolError("bad arguments for read_file: 'path' must be a string, not int.")
     """
     given = {} if given is None else given
     if not isinstance(given, dict):
@@ -34,14 +36,15 @@ def checked(name: str, schema: dict, given) -> dict:
     shape = schema.get("input_schema")
     if shape is None:
         return given
-    fields, required = shape.get("properties", {}), shape.get("required", [])
+    fields = shape.get("properties", {})
+    required = shape.get("required", [])
     unknown = [key for key in given if key not in fields]
     if unknown:
         raise ToolError(
             f"bad arguments for {name}: unknown field {str(unknown[0])[:80]!r}; "
             f"it takes {', '.join(fields) or 'no fields'}."
         )
-    # required wins over a default: never guess
+    # a required field is never filled in from its default: the model must say what it means
     missing = [key for key in required if key not in given]
     if missing:
         raise ToolError(f"bad arguments for {name}: {missing[0]!r} is required.")
@@ -53,12 +56,14 @@ def checked(name: str, schema: dict, given) -> dict:
     for key, value in given.items():
         spec = fields[key]
         wanted = JSON_TYPES.get(spec.get("type"))
+        # the trap: Python counts True as an int; JSON does not
         if wanted and (
             not isinstance(value, wanted) or (wanted is int and isinstance(value, bool))
         ):
+            article = "an" if spec["type"] == "integer" else "a"
             raise ToolError(
-                f"bad arguments for {name}: {key!r} must be {'an' if spec['type'] == 'integer' else 'a'} "
-                f"{spec['type']}, not {type(value).__name__}."
+                f"bad arguments for {name}: {key!r} must be {article} {spec['type']}, "
+                f"not {type(value).__name__}."
             )
         if isinstance(value, str) and "\x00" in value:
             raise ToolError(f"bad arguments for {name}: {key!r} holds a NUL byte.")
@@ -68,8 +73,9 @@ def checked(name: str, schema: dict, given) -> dict:
                 f"(at most {MAX_ARGUMENT_CHARS:,})."
             )
         if "enum" in spec and value not in spec["enum"]:
+            choices = ", ".join(map(str, spec["enum"]))
             raise ToolError(
-                f"bad arguments for {name}: {key!r} must be one of {', '.join(map(str, spec['enum']))}, "
+                f"bad arguments for {name}: {key!r} must be one of {choices}, "
                 f"not {str(value)[:80]!r}."
             )
         arguments[key] = value

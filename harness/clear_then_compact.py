@@ -1,24 +1,24 @@
 """Clear, then compact: save dollars, not only tokens (lesson 04's Deeper part).
 
-With prompt caching (``harness.cache``) the front of a request that was sent before costs a tenth of
-the price, and anything that changes a message already sent makes everything after it a fresh write.
-So a strategy that shortens the desk by rewriting its front every few laps can cost *more* than
-sending the full history. ``ClearThenCompact`` keeps the cached front still:
+With prompt caching (``harness.cache``) the front of a request sent before costs a tenth of the
+price, and changing a message already sent makes everything after it a fresh write. So a strategy
+that shortens the desk by rewriting its front every few laps can cost *more* than sending the
+full history. ``ClearThenCompact`` keeps the cached front still:
 
-1. *Clear first.* Old tool results become one-line pointers (no model call). Clearing only happens
-   in batches of at least ``clear_at_least`` tokens, so the cache is not broken for a few tokens.
-   Results of ``exclude_tools`` (by default the file listing: the map the agent steers by) stay.
-2. *Mark the still part.* The last message that the next lap will send unchanged -- the one before
-   the oldest tool result still to be cleared -- carries a cache breakpoint, so the next lap reads
-   everything up to it from the cache and writes only what really changed.
+1. *Clear first.* Old tool results become one-line pointers (no model call), in batches of at
+   least ``clear_at_least`` tokens, so the cache is not broken for a few tokens. Results of
+   ``exclude_tools`` (by default the file listing: the map the agent steers by) stay.
+2. *Mark the still part.* The last message the next lap will send unchanged -- the one before
+   the oldest tool result still to be cleared -- carries a cache breakpoint, so the next lap
+   reads everything up to it from the cache and writes only what really changed.
 3. *Compact rarely and deeply.* Only when clearing cannot hold the desk under ``threshold`` x the
-   usable window does it summarize (``harness.summarizing``, the compaction template) -- and then
-   down to a low-water mark: the verbatim part kept is at most ``low_water`` x the usable window (at
-   least one turn), so the desk takes long to refill. The summary is written from the desk as it was
-   sent (pointers, notes and remarks, not the full tool output), so the summary call is short too.
+   usable window does it summarize (``harness.summarizing``, the compaction template), and then
+   down to a low-water mark: the verbatim part kept is at most ``low_water`` x the usable window
+   (at least one turn), so the desk takes long to refill. The summary is written from the desk as
+   sent (pointers, notes and remarks, not the full tool output), so its call is short too.
 
-Left out: a summary call that re-sends the cached conversation plus one instruction (its input would
-be read from the cache). The offline model only summarizes what a prompt holds between
+Left out: a summary call that re-sends the cached conversation plus one instruction (its input
+would be read from the cache). The offline model only summarizes what a prompt holds between
 ``<transcript>`` tags, so that call cannot be tested offline; here every summary call is a fresh
 prompt, billed at the base price.
 """
@@ -28,7 +28,7 @@ from __future__ import annotations
 from harness.cache import mark
 from harness.clearing import Pointers
 from harness.compaction import template_summary
-from harness.context import Assembly, Strategy
+from harness.context import Assembly, Strategy, usable_window
 from harness.laps import Did
 from harness.messages import tool_results, tool_uses, turn_starts
 from harness.prompts import COMPACTION_TEMPLATE
@@ -36,15 +36,11 @@ from harness.summarizing import Summary, with_cost
 
 
 class ClearThenCompact(Strategy):
-    """Clear old tool results in batches, compact only when clearing cannot hold, keep the front cached.
+    """Clear in batches, compact rarely and deeply, keep the cached front still.
 
-    ``tail_turns`` newest tool results stay whole; older ones become pointers once at least
-    ``clear_at_least`` tokens can go at once. If the desk is still above ``threshold`` x the usable
-    window (window - ``output_reserve``), everything between the request and the newest turns that
-    fit in ``low_water`` x the usable window is summarized with the template. ``low_water`` defaults
-    to 0.1, or half the threshold if that is lower.
-    Example: window 5,000, reserve 512, threshold 0.8, low_water 0.1 -> compacts above 3,590 tokens,
-    keeping at most ~449 tokens (but always the newest turn) word for word, plus a summary of <= 120 words.
+    ``low_water`` defaults to 0.1, or half the threshold if that is lower.
+    Example: window 5,000, reserve 512, threshold 0.8, low_water 0.1 -> compacts above 3,590
+    tokens, keeping ~449 tokens (always the newest turn) word for word, and a <= 120-word summary.
     """
 
     name = "clear, then compact"
@@ -69,8 +65,11 @@ class ClearThenCompact(Strategy):
                 f"Need 0 < low_water < threshold <= 1 (fractions of the usable window), "
                 f"not low_water={low_water}, threshold={threshold}."
             )
-        self.tail_turns, self.clear_at_least, self.threshold = tail_turns, clear_at_least, threshold
-        self.low_water, self.output_reserve = low_water, output_reserve
+        self.tail_turns = tail_turns  # the newest tool results, always kept whole
+        self.clear_at_least = clear_at_least
+        self.threshold = threshold
+        self.low_water = low_water
+        self.output_reserve = output_reserve
         self.exclude_tools = tuple(exclude_tools)
         self.summary_of = template_summary(prompt, max_words)
         self.max_failures = max_failures
@@ -81,20 +80,12 @@ class ClearThenCompact(Strategy):
         self.cleared: set[int] = set()  # history indices whose tool results are pointers now
         self.summary = Summary(head=1, verbatim_from=1, max_failures=self.max_failures)
 
-    def usable(self, model) -> int:
-        usable = model.window - self.output_reserve
-        if usable <= 0:
-            raise ValueError(
-                f"The output reserve ({self.output_reserve}) leaves no room in a "
-                f"{model.window}-token window."
-            )
-        return usable
-
     def assemble(self, history, *, lap=0, system="", tools=None, meter, model, **_):
         cleared_now = self.clear(history, meter)
         desk = self.current(history)
         size = meter.total(desk.messages, system=system, tools=tools)
-        if size > self.threshold * self.usable(model):  # clearing cannot hold: compact, deeply
+        if size > self.threshold * usable_window(model, self.output_reserve):
+            # clearing cannot hold: compact, deeply
             return self.compact(
                 history, lap=lap, model=model, meter=meter, system=system, tools=tools
             )
@@ -104,16 +95,16 @@ class ClearThenCompact(Strategy):
             desk.event = f"cleared {cleared_now} old tool {results} in one batch"
         return desk
 
-    # ---- 1. clear in batches ------------------------------------------------------------------------
+    # ---- 1. clear in batches ---------------------------------------------------------------------
 
     def clear(self, history, meter) -> int:
-        """Turn old tool results into pointers, if a batch of at least ``clear_at_least`` tokens is due."""
+        """Old tool results become pointers once a batch saves ``clear_at_least`` tokens or more."""
         waiting = [i for i in self.clearable(history) if i not in self.cleared]
         due = waiting[: -self.tail_turns] if self.tail_turns else waiting
         if not due:
             return 0
         saved = sum(
-            meter.count(history[i]) - meter.count(self.shown(history, i, True)) for i in due
+            meter.count(history[i]) - meter.count(self.shown(history, i, cleared=True)) for i in due
         )
         if saved < self.clear_at_least:  # not worth breaking the cache for
             return 0
@@ -121,7 +112,7 @@ class ClearThenCompact(Strategy):
         return len(due)
 
     def clearable(self, history) -> list[int]:
-        """Indices after the summary whose tool results may be cleared (not those of ``exclude_tools``)."""
+        """Indices after the summary whose tool results may be cleared (``exclude_tools`` stay)."""
         found = []
         for i in range(max(self.summary.verbatim_from, 1), len(history)):
             if not tool_results(history[i]):
@@ -136,10 +127,10 @@ class ClearThenCompact(Strategy):
         cleared = i in self.cleared if cleared is None else cleared
         return self.pointers.of(history, i) if cleared else history[i]
 
-    # ---- 2. the desk, with its still part marked --------------------------------------------------
+    # ---- 2. the desk, with its still part marked -------------------------------------------------
 
     def current(self, history) -> Assembly:
-        """Head + summary + the rest with cleared results as pointers; the still part ends in a breakpoint."""
+        """Head + summary + the rest, cleared results as pointers; the still part ends marked."""
         start = self.summary.verbatim_from
         head = history[:1]
         card = [self.summary.card] if self.summary.card else []
@@ -150,27 +141,25 @@ class ClearThenCompact(Strategy):
             + ["summary"] * len(card)
             + ["cleared" if i in self.cleared else "tail" for i in range(start, len(history))]
         )
-        # The still part: everything before the oldest tool result still waiting to be cleared.
+        # The still part ends just before the oldest tool result still waiting to be cleared:
+        # that history index, then its place on the desk.
         waiting = [i for i in self.clearable(history) if i not in self.cleared]
-        last_still = (
-            (waiting[0] - 1 if waiting else len(history) - 1) - start + len(head) + len(card)
-        )
-        # the last message gets its breakpoint from the backend
-        if 0 <= last_still < len(messages) - 1:
+        still_end = waiting[0] - 1 if waiting else len(history) - 1
+        last_still = still_end - start + len(head) + len(card)
+        if 0 <= last_still < len(messages) - 1:  # the last message gets the backend's breakpoint
             messages[last_still] = mark(messages[last_still])
         return Assembly(messages, zones, summary=self.summary.text)
 
-    # ---- 3. compact, rarely and deeply --------------------------------------------------------------
+    # ---- 3. compact, rarely and deeply -----------------------------------------------------------
 
     def compact(self, history, *, lap=0, model, meter, system="", tools=None, **_):
         """Summarize all but the newest turns that fit under the low-water mark."""
         start = self.summary.verbatim_from
-        room = self.low_water * self.usable(model) - meter.total(
-            history[:1], system=system, tools=tools
-        )
+        pinned = meter.total(history[:1], system=system, tools=tools)  # request, system, tools
+        room = self.low_water * usable_window(model, self.output_reserve) - pinned
         starts = turn_starts(history, start=max(start, 1))
         cut = starts[-1] if starts else start  # keep at least the newest turn
-        for turn in reversed(starts[:-1]):  # then as many newer turns as fit under the mark
+        for turn in reversed(starts[:-1]):  # then, going back, every turn that still fits
             kept = sum(meter.count(self.shown(history, i)) for i in range(turn, len(history)))
             if kept > room:
                 break

@@ -5,16 +5,16 @@ structured template of ``harness.prompts``, and the desk is rebuilt as head + su
 The raw history is untouched; the strategy only remembers the summary and where the verbatim part
 starts (``harness.summarizing.Summary``). The desk climbs, drops, climbs again: the sawtooth.
 
-**The piece** of lesson 03 is the split: ``three_zones(history, tail_turns) -> (head, middle, tail)``.
-``ThreeZoneCompaction(split=...)`` takes the class's own; the strategy does the rest (when to fire,
-the summary call, rebuilding the desk). The running summary (``harness.running_summary``) is the same
-strategy, fired every few turns instead of at a size.
+**The piece** of lesson 03 is the split, ``three_zones(history, tail_turns) -> (head, middle,
+tail)``. ``ThreeZoneCompaction(split=...)`` takes the class's own; the strategy does the rest (when
+to fire, the summary call, rebuilding the desk). The running summary (``harness.running_summary``)
+is the same strategy, fired every few turns instead of at a size.
 Left out: summarizing in the background while the agent works on, and per-zone token budgets.
 """
 
 from __future__ import annotations
 
-from harness.context import Assembly, Strategy
+from harness.context import Assembly, Strategy, usable_window
 from harness.guards import PieceFailed, call_piece, checked_messages, name_of
 from harness.laps import Did
 from harness.messages import turn_starts, user
@@ -25,8 +25,8 @@ from harness.summarizing import Summary, with_cost
 def tail_start(history: list[dict], verbatim_from: int, tail_turns: int) -> int:
     """Where the verbatim tail begins: the start of the ``tail_turns``-th newest turn.
 
-    Only turns after ``verbatim_from`` count (what is before it is summarized already). With no tail,
-    everything is summarized; with fewer turns than asked, nothing is (returns ``verbatim_from``).
+    Only turns after ``verbatim_from`` count (what is before it is summarized already). With no
+    tail, everything is summarized; with fewer turns than asked, nothing is (``verbatim_from``).
     Example: turns start at 3, 5, 7, 9; tail_turns=2 -> 7
     """
     if not tail_turns:
@@ -36,10 +36,11 @@ def tail_start(history: list[dict], verbatim_from: int, tail_turns: int) -> int:
 
 
 def three_zones(history: list[dict], tail_turns: int, head: int = 1) -> tuple[list, list, list]:
-    """The piece of lesson 03: split the history into the pinned head, the middle, the verbatim tail.
+    """The piece of lesson 03: the history split into pinned head, middle and verbatim tail.
 
     The tail is the newest ``tail_turns`` whole turns; a turn starts at an assistant message.
-    Example: [request, a1, r1, a2, r2, a3, r3], tail_turns=2 -> ([request], [a1, r1], [a2, r2, a3, r3])
+    Example: [request, a1, r1, a2, r2, a3, r3], tail_turns=2
+    -> ([request], [a1, r1], [a2, r2, a3, r3])
     """
     cut = tail_start(history, head, tail_turns)
     return history[:head], history[head:cut], history[cut:]
@@ -63,14 +64,12 @@ def template_summary(template: str, max_words: int, focus: str = ""):
 class ThreeZoneCompaction(Strategy):
     """Pinned head, summarized middle, verbatim tail -- compacting when the desk passes a threshold.
 
-    Fires when the assembled context exceeds ``threshold`` x the *usable* window (the window minus
-    ``output_reserve``, kept free for the reply). The middle is summarized by one model call with
-    ``prompt`` and spliced back where it was; a later compaction folds the earlier summary in.
-    ``tail_turns`` recent turns always stay word for word. ``pin_request=False`` summarizes the
-    original request too (what SDK-style "replace everything" compaction does). ``split`` draws the
-    zones (``three_zones``, or the class's own piece with the same interface).
-    ``on_demand`` is a manual "compact now", like typing ``/compact <instructions>`` in Claude Code:
-    ``{8: "database decisions"}`` compacts at lap 8 whatever the size, putting that focus in the prompt.
+    Fires when the desk is over ``threshold`` x the *usable* window (the window minus
+    ``output_reserve``, kept free for the reply); a later compaction folds the earlier summary in.
+    ``pin_request=False`` summarizes the request too (what SDK-style "replace everything"
+    compaction does). ``split`` draws the zones (``three_zones``, or the class's own piece).
+    ``on_demand`` is a manual "compact now", like ``/compact <instructions>`` in Claude Code:
+    ``{8: "database decisions"}`` compacts at lap 8 whatever the size, with that focus.
     Example: window 4096, reserve 512, threshold 0.75 -> compacts above 2,688 tokens.
     """
 
@@ -106,8 +105,11 @@ class ThreeZoneCompaction(Strategy):
         self.threshold = threshold
         self.tail_turns = tail_turns
         self.output_reserve = output_reserve
-        self.prompt, self.max_words, self.focus = prompt, max_words, focus
-        self.pin_request, self.max_failures = pin_request, max_failures
+        self.prompt = prompt
+        self.max_words = max_words
+        self.focus = focus
+        self.pin_request = pin_request
+        self.max_failures = max_failures
         self.split = split or (
             three_zones if pin_request else (lambda h, t: three_zones(h, t, head=0))
         )
@@ -119,18 +121,14 @@ class ThreeZoneCompaction(Strategy):
 
     def limit(self, model) -> int:
         """The size, in tokens, above which the desk is compacted."""
-        usable = model.window - self.output_reserve
-        if usable <= 0:
-            raise ValueError(
-                f"The output reserve ({self.output_reserve}) leaves no room "
-                f"in a {model.window}-token window."
-            )
-        return int(usable * self.threshold)
+        return int(usable_window(model, self.output_reserve) * self.threshold)
 
     def current(self, history) -> Assembly:
         """The desk as it stands: head + summary card + everything not summarized yet."""
         s = self.summary
-        head, card, rest = history[: s.head], [s.card] if s.card else [], history[s.verbatim_from :]
+        head = history[: s.head]
+        card = [s.card] if s.card else []
+        rest = history[s.verbatim_from :]  # not summarized yet: sent word for word
         zones = ["head"] * len(head) + ["summary"] * len(card) + ["tail"] * len(rest)
         return Assembly(head + card + rest, zones, summary=s.text)
 
@@ -145,28 +143,26 @@ class ThreeZoneCompaction(Strategy):
         if meter.total(desk.messages, system=system, tools=tools) <= self.limit(model):
             return desk  # under the threshold: nothing to do
         desk = self.compact(history, lap=lap, model=model)
-        if desk.kind == Did.COMPACT and meter.total(
-            desk.messages, system=system, tools=tools
-        ) > self.limit(model):  # the trap: a tail too big for the window, however short the summary
+        # the trap: a tail too big for the window stays too big, however short the summary
+        size = meter.total(desk.messages, system=system, tools=tools)
+        if desk.kind == Did.COMPACT and size > self.limit(model):
             desk.event += (
                 "; still over the threshold: the head and the verbatim tail alone are too big"
             )
         return desk
 
     def compact(self, history, *, lap=0, model, focus: str | None = None, **_):
-        """Summarize everything between the head and the tail, now. (``/compact`` calls this directly.)"""
+        """Summarize everything between the head and the tail, now (what ``/compact`` does)."""
         cut = self.tail_from(history)
         if cut <= self.summary.verbatim_from:
-            return self.stuck(
-                history,
-                "cannot compact: the pinned head and the verbatim tail alone are over the threshold",
-            )
+            why = "the pinned head and the verbatim tail alone are over the threshold"
+            return self.stuck(history, f"cannot compact: {why}")
         focus = self.focus if focus is None else focus
         summary_of = template_summary(self.prompt, self.max_words, focus)
         return self.summarize(history, cut, summary_of, lap, model, Did.COMPACT, "compacted")
 
     def tail_from(self, history) -> int:
-        """Where the verbatim tail starts, by the split piece; it also fixes the head before the first summary."""
+        """Where the verbatim tail starts, as the split piece draws it (and, at first, the head)."""
         head, middle, tail = (
             list(part) for part in call_piece(self.split, history, self.tail_turns)
         )
@@ -177,7 +173,7 @@ class ThreeZoneCompaction(Strategy):
             )
         checked_messages(self.split, head + [user("[summary]")], "at the end of the head")
         checked_messages(self.split, [user("[summary]")] + tail, "at the start of the tail")
-        if self.summary.text is None:  # before the first summary the piece decides what is pinned
+        if self.summary.text is None:  # until the first summary, the piece decides what is pinned
             self.summary.head = self.summary.verbatim_from = len(head)
         return len(head) + len(middle)
 

@@ -1,16 +1,16 @@
-"""Context strategies: what the loop sends to the model each lap, chosen from the raw history.
+"""Context strategies: what the loop sends the model each lap, chosen from the raw history.
 
-A strategy has ``assemble(history, lap=..., system=..., tools=..., meter=..., model=...)`` and returns
-an ``Assembly``: the desk (the messages to send), the zone of each message, and what it did (nothing,
-dropped N, compacted, cleared N). A strategy never edits or shortens ``history``: the raw history stays
-whole, so every run can be replayed and plotted. The loop also accepts a plain list of messages.
+A strategy's ``assemble(history, lap=..., system=..., tools=..., meter=..., model=...)`` returns
+an ``Assembly``: the desk (the messages to send), the zone of each message, and what it did
+(nothing, dropped N, compacted, cleared N). A strategy never edits or shortens ``history``: the
+raw history stays whole, so every run can be replayed and plotted. It may also return a plain
+list of messages (a hand-built one in a lesson): ``Assembly.whole`` gives it zones.
 
-This module holds the interface and the simplest strategy, ``FullHistory``: send everything, every
-lap, until the window overflows. The others, one module each, in the order the lessons meet them:
-``sliding_window`` (02), ``compaction`` (03), ``running_summary`` (04), ``clearing`` and
-``clear_then_compact`` (04's Deeper part); ``strategies`` is the one table of them all, by name.
-Every strategy cuts only where ``messages.safe_cuts`` allows, so no tool call is ever sent without
-its result. Left out: token-exact packing and images.
+This module holds the interface and the simplest strategy, ``FullHistory``: send everything,
+every lap, until the window overflows; the others follow it in the reading order. Every strategy
+cuts only where ``messages.safe_cuts`` allows, so no tool call is sent without its result.
+
+Left out: token-exact packing and images.
 """
 
 from __future__ import annotations
@@ -37,6 +37,22 @@ class Assembly:
     def __post_init__(self):
         self.kind = Did(self.kind)  # a plain string is accepted, and checked
 
+    @classmethod
+    def whole(cls, messages: list[dict]) -> Assembly:
+        """The messages sent as they are: the first is the head, the rest the tail."""
+        return cls(list(messages), ["head"] + ["tail"] * (len(messages) - 1))
+
+
+def usable_window(model, output_reserve: int) -> int:
+    """The window minus the room kept free for the reply. Example: 5,000 and 512 -> 4,488"""
+    usable = model.window - output_reserve
+    if usable <= 0:
+        raise ValueError(
+            f"The output reserve ({output_reserve}) leaves no room "
+            f"in a {model.window}-token window."
+        )
+    return usable
+
 
 class CompactionFailed(Exception):
     """The summary call failed too many times in a row; the loop stops instead of spinning."""
@@ -45,9 +61,10 @@ class CompactionFailed(Exception):
 class Strategy:
     """The shared part of every strategy. Subclasses write ``assemble``.
 
-    ``from_settings`` is the one way to build a strategy from a ``StrategySettings`` (the dashboard's
-    controls): it passes each setting the constructor has a parameter for, by name.
-    Example: ThreeZoneCompaction.from_settings(StrategySettings(threshold=0.8)) -> threshold 0.8, tail 2
+    ``from_settings`` is the one way to build a strategy from a ``StrategySettings`` (the
+    dashboard's controls): it passes each setting the constructor has a parameter for, by name.
+    Example: ThreeZoneCompaction.from_settings(StrategySettings(threshold=0.8))
+    -> threshold 0.8, tail_turns 2
     """
 
     name = "strategy"
@@ -69,4 +86,4 @@ class FullHistory(Strategy):
     name = "full history"
 
     def assemble(self, history, **_):
-        return Assembly(list(history), ["head"] + ["tail"] * (len(history) - 1))
+        return Assembly.whole(history)

@@ -1,21 +1,19 @@
 """The token bill: what each lap costs, with and without prompt caching.
 
-Priced from the ``Lap`` records alone, with the cache rule of ``harness.cache`` (the Claude backend
+Priced from the ``Lap`` records alone, by the cache rule of ``harness.cache`` (the Claude backend
 sends the same breakpoints):
 
-* Each lap's own request reads from the cache what an earlier request stored, and writes the rest.
-  So compaction, a sliding window or clearing an old tool result -- anything that changes a message
-  already sent -- makes everything after that message a fresh write (1.25x), not a read (0.1x).
+* Each lap's own request reads from the cache what an earlier request stored (0.1x the input
+  price), and writes the rest (1.25x).
 * Summary calls send a fresh prompt with no breakpoint: their input is billed at the base price.
 * When a lap carries the provider's own counts (Claude's ``cache_read_input_tokens`` and
   ``cache_creation_input_tokens`` in ``usage``), those are billed instead of the model.
-* When a reply cost more than its top-level figures show (``usage["billed"]``: server-side compaction
-  adds a summarizing pass), the extra is billed like a summary call (``laps.billed_counts``).
+* When a reply cost more than its top-level figures show (``usage["billed"]``: server-side
+  compaction adds a summarizing pass), the extra is billed like a summary call.
 
-Left out: batch discounts and long-context prices. Token counts are the run's own: with the offline
-model they are exactly what it billed; with Claude but no cache counts in the reply, the split of a
-lap into "the request" and "the summary calls" uses our meter's count of what was sent, so it is an
-estimate.
+Left out: batch discounts and long-context prices. Token counts are the run's own; only with
+Claude but no cache counts in a reply is the split of a lap into its request and its summary
+calls an estimate (our meter's count of what was sent).
 """
 
 from __future__ import annotations
@@ -31,10 +29,10 @@ from harness.tokens import Meter
 class Prices:
     """Dollars per million tokens, and the cache multipliers on the input price.
 
-    The defaults are round numbers for the lessons, not a price list: $1 / $5 per million input / output
-    tokens, with the cache multipliers of the default Claude model, so every share and ratio a lesson
-    prints holds for it. The real table is ``stage.claude.CLAUDE_PRICES`` (the lesson cannot import the
-    stage; pass ``prices=`` to bill a real model). Example: Prices().dollars(uncached=1_000_000) -> 1.0
+    Round numbers for the lessons, not a price list: $1 / $5 per million input / output tokens,
+    with the default Claude model's cache multipliers, so every share and ratio a lesson prints
+    holds for it. The real table is ``stage.claude.CLAUDE_PRICES``: pass ``prices=`` to bill a real
+    model. Example: Prices().dollars(uncached=1_000_000) -> 1.0
     """
 
     input: float = 1.00  # $ per million input tokens, no cache involved
@@ -87,7 +85,7 @@ class Bill:
         return self.cache_read / self.input if self.input else 0.0
 
 
-# ---- one lap's input, split ------------------------------------------------------------------------
+# ---- one lap's input, split ----------------------------------------------------------------------
 
 
 def split_input(lap: Lap) -> tuple[int, int]:
@@ -97,18 +95,18 @@ def split_input(lap: Lap) -> tuple[int, int]:
     before it costs anything). Example: a compacting lap that billed 3,400 in, 2,900 of them sent
     -> (2900, 500).
     """
-    asked = lap.model_calls > lap.summary_calls  # a refused request costs nothing
-    if not asked:
+    if lap.model_calls <= lap.summary_calls:  # no request went out: a refused one costs nothing
         return 0, lap.billed_input
     counted = provider_counts(lap)
-    if counted:
+    if counted:  # the provider said what the request held
         request = sum(counted)
         return request, max(0, lap.billed_input - request)
     if "billed" in (lap.usage or {}):  # the top level is the request; the rest comes on top
         request = min(lap.usage.get("input_tokens", 0), lap.billed_input)
         return request, lap.billed_input - request
-    if not lap.summary_calls:
+    if not lap.summary_calls:  # nothing else was billed: it is all the request
         return lap.billed_input, 0
+    # else our meter's count of what was sent stands for the request: an estimate
     request = min(lap.assembled_tokens, lap.billed_input)
     return request, lap.billed_input - request
 
@@ -130,7 +128,7 @@ def fixed_tokens(lap: Lap, meter: Meter) -> int:
     return max(0, lap.assembled_tokens - sum(meter.count(m) for m in lap.sent))
 
 
-# ---- the bill -------------------------------------------------------------------------------------
+# ---- the bill ------------------------------------------------------------------------------------
 
 
 def lap_bills(
@@ -146,6 +144,7 @@ def lap_bills(
     if not laps:
         return []
     meter = meter or Meter("tiktoken")
+    # the system prompt and tools are the same every lap: measured once, from the first request
     first_sent = next((lap for lap in laps if lap.sent), laps[0])
     cache = PromptCache(fixed_tokens(first_sent, meter))
     bills = []
@@ -153,31 +152,24 @@ def lap_bills(
         request, summary_in = split_input(lap)
         read = write = fresh = 0
         counted = provider_counts(lap) if request else None
-        if counted:
+        if counted:  # the provider said what it read and wrote: that is the bill
             read, write, fresh = counted
-        elif request:
+        elif request:  # else the cache rule decides, from what the lap sent
             read, write = cache.send(lap.sent, [meter.count(m) for m in lap.sent])
             read = min(read, request)  # never more than the request the lap was billed for
             write = request - read
-        uncached, out = summary_in + fresh, lap.billed_output
-        bills.append(
-            LapBill(
-                lap.number,
-                read,
-                write,
-                uncached,
-                out,
-                prices.dollars(uncached, write, read, out),
-                prices.dollars(uncached=lap.billed_input, output=out),
-            )
-        )
+        uncached = summary_in + fresh
+        out = lap.billed_output
+        cost = prices.dollars(uncached, write, read, out)
+        cost_without_cache = prices.dollars(uncached=lap.billed_input, output=out)
+        bills.append(LapBill(lap.number, read, write, uncached, out, cost, cost_without_cache))
     return bills
 
 
 def bill(laps: list[Lap], prices: Prices = PRICES, meter: Meter | None = None) -> Bill:
     """The totals of ``laps``. ``bill(run.laps[:60])`` is the bill at lap 60.
 
-    Example: bill(run.laps).cost -> dollars with caching; .cost_without_cache -> the same run, no cache.
+    Example: bill(run.laps).cost -> dollars with caching; .cost_without_cache -> without it
     """
     total = Bill(laps=lap_bills(laps, prices, meter))
     for one in total.laps:

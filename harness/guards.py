@@ -1,15 +1,16 @@
-"""Guards around the pieces the class writes: a mistake in one stops the run cleanly, and says why.
+"""Guards around the pieces the class writes: a mistake in one stops the run cleanly, saying why.
 
-From lesson 02 on, the class writes one piece of the agent a lesson (``keep_newest``, ``three_zones``,
-``fold``...) and plugs it into a strategy. A piece written in ten minutes will sometimes raise, or hand
-back something no request can carry. The strategies call every piece through these guards:
+From lesson 02 on, the class writes one piece of the agent a lesson (``keep_newest``,
+``three_zones``, ``fold``...) and plugs it into a strategy. A piece written in ten minutes will
+sometimes raise, or hand back something no request can carry. The strategies call every piece
+through these guards:
 
-* ``call_piece``       -- runs the piece; its own exception becomes ``PieceFailed`` with what went wrong
-  (the model's errors pass on untouched: they are not the piece's fault);
-* ``checked_messages`` -- what the piece returned must be a list of messages whose tool calls are each
-  answered in the very next message (the API refuses anything else).
+* ``call_piece``       -- runs the piece; its own exception becomes ``PieceFailed``, saying what
+  went wrong (the model's errors pass on untouched: they are not the piece's fault);
+* ``checked_messages`` -- what the piece returned must be a list of messages whose tool calls are
+  each answered in the very next message (the API refuses anything else).
 
-The loop stops a run on ``PieceFailed`` with the message, instead of a traceback in the notebook.
+The loop stops a run on ``PieceFailed`` with its message, instead of a traceback in the notebook.
 Left out: checking that a piece is *right* -- the lesson's pictures and verdicts show that.
 """
 
@@ -21,13 +22,14 @@ from harness.model import ContextOverflow, ModelError
 
 
 class PieceFailed(Exception):
-    """A piece the class wrote raised, or gave back what no request can carry; the run stops cleanly."""
+    """A piece the class wrote raised, or gave back what no request can carry: the run stops."""
 
 
 def call_piece(piece, *args, **keywords):
-    """Call a piece the class wrote. Its own mistakes become ``PieceFailed``; the model's errors pass on.
+    """Call a piece the class wrote: its own mistakes become ``PieceFailed``, the model's pass on.
 
-    Example: call_piece(lambda history: history[99], []) -> PieceFailed("<lambda> raised IndexError: ...")
+    Example: call_piece(lambda history: history[99], [])
+    -> PieceFailed("<lambda> raised IndexError: list index out of range")
     """
     try:
         return piece(*args, **keywords)
@@ -61,4 +63,5 @@ def checked_messages(piece, messages, where: str) -> list[dict]:
 
 
 def name_of(piece) -> str:
+    """The name a piece goes by in the messages: its function's name, or "the piece"."""
     return getattr(piece, "__name__", "the piece")

@@ -1,9 +1,9 @@
 """What a run leaves behind: a ``Lap`` record per lap, and the ``Run`` itself.
 
-The loop (``harness.loop``) fills these in through ``Records``; the plots, tables, verdicts, checks and
-the bill read them and nothing else. Two small vocabularies name what can happen: ``Did`` (what a lap's context strategy
-did) and ``Stopped`` (why a run ended). They are strings too, so ``lap.kind == "compact"`` still reads
-naturally and a JSON file of results holds plain words.
+The loop (``harness.loop``) fills them in through ``Records``; the plots, tables, verdicts, checks
+and the bill read them and nothing else. Two small vocabularies name what can happen: ``Did`` (what
+a lap's context strategy did) and ``Stopped`` (why a run ended). They are strings too, so
+``lap.kind == "compact"`` reads naturally and a JSON file of results holds plain words.
 
 Left out: timestamps and per-tool timings.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Callable
 
-from harness.messages import text_of, tool_results, tool_uses, user
+from harness.messages import call_words, text_of, tool_results, tool_uses, user
 from harness.tokens import Meter
 from harness.tools import Toolbox
 from harness.transcript import Transcript
@@ -102,7 +102,8 @@ class Run:
     @property
     def rereads(self) -> list[str]:
         """Files read again after a first read, in order. Example: reads a, b, a, c, b -> [a, b]"""
-        seen, again = set(), []
+        seen = set()
+        again = []
         for path in self.toolbox.reads:
             if path in seen:
                 again.append(path)
@@ -110,16 +111,16 @@ class Run:
         return again
 
 
-# ---- keeping the records while the loop runs ---------------------------------------------------------
+# ---- keeping the records while the loop runs -----------------------------------------------------
 
 
 @dataclass
 class Records:
     """The records of one run as it goes: the raw history taken in, one ``Lap`` per lap, the bill.
 
-    The loop's own ``history`` list is the run's raw history. Each time the loop calls back (to
-    assemble, to call the model, to run a tool), ``take_in`` looks at what was appended since the last
-    look: each new message is counted once (a running sum, O(1) a lap) and written to the transcript.
+    ``harness.loop`` calls these around each step of the loop (each docstring names its step).
+    ``take_in`` looks at what the loop appended to its history since the last look: each new
+    message is counted once (a running sum, not a recount every lap) and written down.
     """
 
     run: Run
@@ -135,15 +136,19 @@ class Records:
     lap: Lap | None = None  # the lap being filled in
 
     def __post_init__(self):
-        self.raw = self.meter.total([], system=self.system, tools=self.tools)
+        self.raw = self.meter.total([], system=self.system, tools=self.tools)  # sent every lap
 
     def take_in(self, history: list[dict]) -> None:
-        """Count and save every message appended since the last look; a remark joins its lap's results."""
+        """Steps 3 and 5, appending: count and save each message appended since the last look.
+
+        A remark joins the tool results of its lap: the message is replaced in the loop's list by
+        one that carries the remark too (a new message: none is ever edited in place).
+        """
         self.run.history = history
         for i in range(self.seen, len(history)):
             lap = self.lap.number if self.lap else 0
             remark = self.remarks.get(lap)
-            if remark and tool_results(history[i]):  # said by the user beside lap n's results
+            if remark and tool_results(history[i]):
                 history[i] = user(history[i]["content"] + [{"type": "text", "text": remark}])
             self.raw += self.meter.count(history[i])
             if self.transcript:
@@ -151,66 +156,65 @@ class Records:
         self.seen = len(history)
 
     def open_lap(self) -> Lap:
-        """Close the lap before, and start the next one's record from the raw history as it stands."""
-        self.close_lap()
+        """Step 1, a new lap: its record starts from the raw history as it stands."""
         before = self.run.laps[-1] if self.run.laps else None
-        self.lap = Lap(
-            len(self.run.laps) + 1, self.raw, self.raw, model_calls=0, window=self.window
-        )
+        number = len(self.run.laps) + 1
+        # sent: the whole raw history, until note_desk says what the strategy chose
+        self.lap = Lap(number, self.raw, self.raw, model_calls=0, window=self.window)
         self.lap.total_input = before.total_input if before else 0
         self.lap.total_output = before.total_output if before else 0
         return self.lap
 
     def note_desk(self, desk) -> None:
-        """What the strategy chose (an ``Assembly``): the messages, their zones, its summary calls."""
+        """Step 1, assembling: what the strategy chose (an ``Assembly``), and its summary calls."""
         lap = self.lap
-        lap.kind, lap.event, lap.summary = desk.kind, desk.event, desk.summary
-        lap.sent, lap.zones = desk.messages, desk.zones
+        lap.kind, lap.event = desk.kind, desk.event  # what it did, as a word and in words
+        lap.sent, lap.zones = desk.messages, desk.zones  # the desk, and the zone of each message
+        lap.summary = desk.summary
         lap.summary_calls += desk.summary_calls
         lap.model_calls += desk.summary_calls
         self.note_request(self.system, desk.messages)
         self.bill(desk.summary_input, desk.summary_output)
 
     def note_request(self, system: str, messages: list[dict]) -> None:
-        """The size of the request as sent (a loop may send another system prompt than it was given)."""
+        """Step 2, before the call: the request's size as sent (a loop may send its own system)."""
         self.lap.assembled_tokens = self.meter.total(messages, system=system, tools=self.tools)
 
     def note_reply(self, usage: dict) -> None:
-        """The model answered: one more call, billed as the provider says."""
+        """Step 2, after the call: one more model call, billed as the provider says."""
         self.lap.model_calls += 1
         self.lap.usage = dict(usage)  # Claude's cache counts stay in it for harness.cost
         self.bill(*billed_tokens(usage))
 
     def bill(self, tokens_in: int, tokens_out: int) -> None:
+        """Add tokens to this lap's bill and to the bill so far."""
         self.lap.billed_input += tokens_in
         self.lap.billed_output += tokens_out
         self.lap.total_input += tokens_in
         self.lap.total_output += tokens_out
 
     def note_action(self, call: dict) -> None:
-        """A tool call, as the table shows it: 'read_file app/auth.py' (cut at 200 characters)."""
-        # the reply is in the history now: on disk before the tool runs
-        self.take_in(self.run.history)
-        given = call.get("input")
-        args = given.values() if isinstance(given, dict) else [given or ""]
-        self.lap.actions.append(
-            f"{call.get('name', '?')} {' '.join(str(v)[:200] for v in args)}".strip()
-        )
+        """Step 4, a tool runs: the call as the table shows it ('read_file app/auth.py')."""
+        self.take_in(self.run.history)  # the reply that asked for it is on disk before it runs
+        self.lap.actions.append(call_words(call))
 
     def finish(self, history: list[dict]) -> None:
-        """The loop returned: it answered (its last message calls no tool) or ran out of laps."""
+        """The end: the loop returned, having answered (no tool call in its last message) or not."""
         self.take_in(history)
         last = history[-1]
         if last["role"] == "assistant" and not tool_uses(last):
-            self.run.stopped, self.run.final = Stopped.ANSWERED, text_of(last)
+            self.run.stopped = Stopped.ANSWERED
+            self.run.final = text_of(last)
         self.close_lap()
 
     def stop(self, stopped: Stopped, did: Did | None, problem: str) -> None:
-        """Something ended the run: why, on the lap it happened (a new record if between two laps)."""
+        """The end, by an error: why, on its lap (``did`` None keeps what the strategy did)."""
         self.take_in(self.run.history)
-        lap = self.lap or self.open_lap()
-        self.run.stopped, self.run.problem = stopped, problem
-        lap.kind, lap.event = did or lap.kind, problem
+        lap = self.lap or self.open_lap()  # between two laps: on a record of its own
+        self.run.stopped = stopped
+        self.run.problem = problem
+        lap.kind = did or lap.kind
+        lap.event = problem
         self.close_lap()
 
     def close_lap(self) -> None:
@@ -223,24 +227,25 @@ class Records:
         self.lap = None
 
 
-# ---- what one reply cost ---------------------------------------------------------------------------
+# ---- what one reply cost -------------------------------------------------------------------------
 
 CACHE_COUNTS = ("cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 def billed_counts(usage: dict) -> dict:
-    """The token counts a reply was billed for: its usage, or ``usage["billed"]`` when the backend says
-    the reply cost more than its top-level figures show (Claude's server-side compaction bills a
-    summarizing pass beside the answer; ``stage.claude`` adds it up)."""
+    """The token counts a reply was billed for: ``usage["billed"]`` if the backend set it, else
+    ``usage``. (Claude's server-side compaction bills a summarizing pass beside the answer;
+    ``stage.claude`` adds the passes up into ``usage["billed"]``.)"""
     return usage.get("billed") or usage
 
 
 def billed_tokens(usage: dict) -> tuple[int, int]:
-    """(input, output) tokens one reply costs; cache reads and writes count as input (Claude's
-    ``input_tokens`` leaves them out). Example: {"input_tokens": 900, "cache_read_input_tokens": 200,
-    "output_tokens": 40} -> (1100, 40)"""
+    """(input, output) tokens one reply costs. Cache reads and writes count as input (Claude's
+    ``input_tokens`` leaves them out).
+
+    Example: {"input_tokens": 900, "cache_read_input_tokens": 200, "output_tokens": 40}
+    -> (1100, 40)
+    """
     counts = billed_counts(usage)
-    return (
-        sum(counts.get(k) or 0 for k in ("input_tokens", *CACHE_COUNTS)),
-        counts.get("output_tokens") or 0,
-    )
+    tokens_in = sum(counts.get(k) or 0 for k in ("input_tokens", *CACHE_COUNTS))
+    return tokens_in, counts.get("output_tokens") or 0

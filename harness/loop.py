@@ -1,16 +1,21 @@
-"""The agent loop: lesson 01's bare loop first, then ``run_agent``, the same loop with its bookkeeping.
+"""The agent loop: lesson 01's bare loop first, then ``run_agent``, the same loop with its records.
 
 ``bare_loop`` is the whole agent: assemble what to send, call the model, append its reply, run the
-tools it asked for, append their results, repeat until it answers. ``run_agent`` runs that very loop
-(or the one the class wrote, ``loop=``) and hands it three things that keep the records as it goes:
+tools it asked for, append their results, repeat until it answers. ``run_agent`` runs that very
+loop (or the one the class wrote, ``loop=``), handing it an ``assemble``, a model and tools that
+keep the records as they go. Where each step's record is kept (``harness.laps.Records``):
 
-* ``assemble``  -- asks the context strategy for this lap's desk, and opens the lap's record;
-* the model     -- records what was sent and billed; if the provider says the request is too long,
-  asks the strategy to compact once and tries again;
-* the tools     -- record what the agent did this lap.
+    step of bare_loop       run_agent hands it          which records
+    1. assemble(history)    Bookkeeping.assemble        take_in, close_lap, open_lap, note_desk
+    2. model.reply(...)     _RecordedModel.reply        note_request, note_reply
+    3. append the reply     (the loop's own list)       take_in, at step 4 or at the end
+    4. tools.run(call)      _RecordedTools.run          note_action
+    5. append the results   (the loop's own list)       take_in, at the next step 1
+    the end                 run_agent                   finish, or stop (a problem, said plainly)
 
-The raw history is never shortened: a strategy only chooses what is *sent*. Each message is counted
-once and can be streamed to a JSONL file as it appears (``transcript=``), so nothing is ever lost.
+When the provider says a request is too long, step 2 asks the strategy to compact once and tries
+again (``Bookkeeping.make_room``). The raw history is never shortened; each message is counted
+once and can be written to a JSONL file as it appears (``transcript=``), so nothing is lost.
 
 Left out: parallel tool calls (they run one by one), streaming, retries of its own (the model
 backends retry), and a human in the loop beyond scripted ``remarks``.
@@ -51,7 +56,7 @@ def bare_loop(
 
     The model remembers nothing between two calls: all it knows is the desk it is sent. ``assemble``
     chooses that desk from the raw history (lesson 01 sends all of it; lessons 02-05 send less).
-    Example: bare_loop("List the files.", model, Toolbox()) -> [request, reply, results, ..., answer]
+    Example: bare_loop("List the files.", model, Toolbox()) -> [request, reply, results, ...]
     """
     history = [user(request)]  # the raw history: it only ever grows
     for _ in range(max_laps):  # one lap, one call to the model
@@ -94,13 +99,15 @@ def run_agent(
     """
     if max_laps < 1:
         raise ValueError(f"max_laps must be at least 1, not {max_laps}.")
-    tools, context = tools or Toolbox(), context or FullHistory()
+    tools = tools or Toolbox()
+    context = context or FullHistory()
     meter = meter or getattr(model, "meter", None) or Meter()
     head = meter.total([user(request)], system=system, tools=tools.schemas)
     if head > model.window:  # no strategy can help: what is never cut is already too big
         raise ValueError(
-            f"The window ({model.window:,} tokens) is smaller than the pinned head alone: system "
-            f"prompt, tools and request take {head:,} tokens. Use a bigger window or a shorter request."
+            f"The window ({model.window:,} tokens) is smaller than the pinned head alone: "
+            f"system prompt, tools and request take {head:,} tokens. "
+            "Use a bigger window or a shorter request."
         )
     context.start()  # a strategy remembers summaries: forget any from an earlier run
     run = Run(history=[], laps=[], toolbox=tools)
@@ -118,6 +125,7 @@ def run_agent(
         records, context, model, tools, max_laps=max_laps, max_tokens=max_tokens
     )
     try:
+        # the loop runs as written, handed the assemble, model and tools that keep the records
         keywords = _accepted(loop, assemble=bookkeeping.assemble, system=system)
         history = loop(request, bookkeeping.model, bookkeeping.tools, max_laps, **keywords)
         if not isinstance(history, list) or not history:
@@ -134,7 +142,8 @@ def run_agent(
     return run
 
 
-STOPS = {  # what ended the run -> why it stopped, and what its lap did (None: what the strategy did)
+# what ended the run -> why it stopped, and what its lap did (None: what the strategy did)
+STOPS = {
     ContextOverflow: (Stopped.OVERFLOW, Did.OVERFLOW),
     CompactionFailed: (Stopped.COMPACTION_FAILED, Did.SUMMARY_FAILED),
     ModelError: (Stopped.MODEL_ERROR, None),
@@ -145,62 +154,57 @@ STOPS = {  # what ended the run -> why it stopped, and what its lap did (None: w
 class Bookkeeping:
     """What ``run_agent`` hands the loop: an ``assemble``, a model and tools that keep the records.
 
-    Each does its real job -- the strategy chooses the desk, the model replies, the tool runs -- and
-    tells ``records`` what happened. A loop that never calls ``assemble`` still gets a record per lap.
+    Each does its real job -- the strategy chooses the desk, the model replies, the tool runs --
+    and tells ``records`` what happened; a loop that never calls ``assemble`` still gets laps.
     """
 
     def __init__(self, records: Records, context: Strategy, model, tools, *, max_laps, max_tokens):
-        self.records, self.context, self.max_laps = records, context, max_laps
+        self.records = records
+        self.context = context
+        self.max_laps = max_laps
         self.model = _RecordedModel(self, model, max_tokens)
         self.tools = _RecordedTools(records, tools)
         self.desk: Assembly | None = None  # the desk the strategy chose for the lap under way
 
     def assemble(self, history: list[dict]) -> list[dict]:
-        """Step 1: a new lap; the context strategy chooses what is sent."""
+        """Step 1: a new lap, and the context strategy chooses what is sent."""
         self.new_lap(history)
-        chosen = self.context.assemble(
-            history,
-            lap=self.records.lap.number,
-            system=self.records.system,
-            tools=self.tools.schemas,
-            meter=self.records.meter,
-            model=self.model.inner,
-        )
-        self.chose(chosen)
-        return self.desk.messages
+        return self.chose(self.context.assemble(history, **self.strategy_inputs())).messages
+
+    def strategy_inputs(self) -> dict:
+        """What a strategy is told beside the history (the model: its window, its summary calls)."""
+        return {
+            "lap": self.records.lap.number,
+            "system": self.records.system,
+            "tools": self.tools.schemas,
+            "meter": self.records.meter,
+            "model": self.model.inner,
+        }
 
     def new_lap(self, history: list[dict]) -> None:
-        self.records.take_in(history)  # what the last lap appended: counted, saved
+        """What the last lap appended is taken in and its record closed; a new record opens."""
+        self.records.take_in(history)
         self.records.close_lap()
         if len(self.records.run.laps) >= self.max_laps:  # the class's loop may forget to stop
             raise PieceFailed(f"The loop ran past max_laps ({self.max_laps}); it must stop there.")
         self.records.open_lap()
 
-    def chose(self, chosen) -> Assembly:
-        self.desk = _as_assembly(chosen)
+    def chose(self, chosen: Assembly | list[dict]) -> Assembly:
+        self.desk = chosen if isinstance(chosen, Assembly) else Assembly.whole(chosen)
         self.records.note_desk(self.desk)
         return self.desk
 
     def make_room(self, messages: list[dict]) -> Assembly | None:
         """Step 2's second chance: the provider said the request is too long, so compact once.
 
-        Our token count is only an estimate of the provider's; when they disagree, the provider wins.
-        Only the strategy's own desk gets it, and only from a strategy that can compact; it is taken
-        only if a summary made room (``Did.summarized``). None: the overflow stops the run.
+        Our token count is only an estimate of the provider's; when they disagree, the provider
+        wins. Only the strategy's own desk gets it, and only from a strategy that can compact; it
+        is taken only if a summary made room (``Did.summarized``). None: the overflow stops the run.
         """
         compact = getattr(self.context, "compact", None)
         if compact is None or self.desk is None or messages is not self.desk.messages:
             return None
-        desk = self.chose(
-            compact(
-                self.records.run.history,
-                lap=self.records.lap.number,
-                model=self.model.inner,
-                meter=self.records.meter,
-                system=self.records.system,
-                tools=self.tools.schemas,
-            )
-        )
+        desk = self.chose(compact(self.records.run.history, **self.strategy_inputs()))
         return desk if Did(desk.kind).summarized else None
 
 
@@ -208,18 +212,22 @@ class _RecordedModel:
     """The model as the loop sees it: the same ``reply``, with the records kept around each call."""
 
     def __init__(self, bookkeeping: Bookkeeping, model: Model, max_tokens: int):
-        self.bookkeeping, self.inner, self.max_tokens = bookkeeping, model, max_tokens
-        self.name, self.window = model.name, model.window
+        self.bookkeeping = bookkeeping
+        self.inner = model
+        self.max_tokens = max_tokens
+        self.name = model.name
+        self.window = model.window
 
     def reply(
         self, system: str, messages: list[dict], tools: list[dict], max_tokens: int | None = None
     ) -> Reply:
-        bookkeeping, limit = self.bookkeeping, max_tokens or self.max_tokens
-        if bookkeeping.desk is None:  # the loop never asked assemble: a lap all the same
-            if len(messages) >= bookkeeping.records.seen:  # it sent the history itself: take it in
-                bookkeeping.new_lap(messages)
-            else:
-                bookkeeping.new_lap(bookkeeping.records.run.history)
+        """Step 2: the call, with the request's size and the reply's bill recorded."""
+        bookkeeping = self.bookkeeping
+        limit = max_tokens or self.max_tokens
+        if bookkeeping.desk is None:  # the loop never asked assemble: this call starts a lap
+            # what it sends is its desk; when that is its whole history, it is taken in too
+            seen_all = len(messages) >= bookkeeping.records.seen
+            bookkeeping.new_lap(messages if seen_all else bookkeeping.records.run.history)
             bookkeeping.chose(list(messages))
         bookkeeping.records.note_request(system, messages)
         try:
@@ -238,29 +246,18 @@ class _RecordedTools:
     """The toolbox as the loop sees it: the same ``run`` and ``schemas``, each call noted."""
 
     def __init__(self, records: Records, tools: Toolbox):
-        self.records, self.inner, self.schemas = records, tools, tools.schemas
+        self.records = records
+        self.inner = tools
+        self.schemas = tools.schemas
 
     def run(self, call: dict) -> dict:
+        """Step 4: one tool call, noted in the lap's actions before it runs."""
         self.records.note_action(call)
         return self.inner.run(call)
 
 
-# ---- helpers -------------------------------------------------------------------------------------
-
-
-def _as_assembly(chosen) -> Assembly:
-    """A strategy may return a plain message list (a hand-built one in a lesson): the zones default.
-
-    The first message is the head, the rest the tail; a list carries no summary calls to bill.
-    """
-    if isinstance(chosen, Assembly):
-        return chosen
-    messages = list(chosen)
-    return Assembly(messages, ["head"] + ["tail"] * (len(messages) - 1))
-
-
 def _accepted(loop: Callable, **offered) -> dict:
-    """The keywords ``loop`` takes: a loop the class wrote may not take ``assemble`` or ``system``."""
+    """Those of ``offered`` that ``loop`` takes (a loop the class wrote may lack ``system``)."""
     try:
         parameters = inspect.signature(loop).parameters
     except (TypeError, ValueError):

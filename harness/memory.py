@@ -1,18 +1,17 @@
 """Memory: the notebook beside the desk. What a new session knows before its first lap.
 
-The desk (the context window) is wiped when a session ends; the notebook is not. This module
-does two things with it:
+The desk is gone when a session ends; the memory file is not. This module does two things with it:
 
 1. **Load** it at session start: the user's file, the project's ``CLAUDE.md``, then the local
    ``CLAUDE.local.md``, each followed by the files it imports with ``@relative/path``.
    ``system_prompt(memory)`` puts the result after the agent's usual system prompt.
-2. **Measure** it: the notebook is sent on *every* turn, so its tokens are paid once per lap.
+2. **Measure** it: memory is sent with *every* request, so its tokens are paid again each lap.
    A file over the budget (200 tokens by default) gets a warning: keep it short.
 
-**The piece** of lesson 05 is the loader: ``load_claude_md(path) -> system prompt``, the session's
-prompt with one project file under the memory heading. The lesson passes its result to ``run_agent``'s
-``system=``; ``load_memory`` and ``system_prompt`` below are the full version (three levels, imports).
-Writing into the notebook is ``harness.promote``; recalled notes, the richer end, are ``harness.notes``.
+**The piece** of lesson 05 is the loader, ``load_claude_md(path) -> system prompt``: the session's
+prompt with one project file under the memory heading, passed to ``run_agent``'s ``system=``.
+``load_memory`` and ``system_prompt`` below are the full version (three levels, imports). Writing
+into memory is ``harness.promote``; recalled notes, the richer end, are ``harness.notes``.
 
 Bad input never stops a session: a missing, non-UTF-8, oversized, cyclic or out-of-bounds file
 is skipped or cut, and said so once in ``Memory.messages``.
@@ -50,7 +49,7 @@ INVITE_TO_REMEMBER = (
 
 @dataclass
 class MemoryFile:
-    """One file that was loaded: its level (user, project, local, import), where it came from, its cost."""
+    """One file loaded: its level (user, project, local, import), where it came from, its cost."""
 
     level: str
     path: Path
@@ -70,37 +69,36 @@ class Memory:
 
     @property
     def text(self) -> str:
-        return memory_section(self)
+        """The memory as written into the system prompt; "" if nothing was loaded.
+
+        Example: one project file "- Run tests with pytest." -> "Project memory (CLAUDE.md), loaded
+        at session start:\n\n## project: CLAUDE.md\n- Run tests with pytest."
+        """
+        loaded = [f for f in self.files if f.text.strip()]
+        blocks = [f"## {f.level}: {f.path.name}\n{f.text.strip()}" for f in loaded]
+        return "\n\n".join([MEMORY_HEADER] + blocks) if blocks else ""
 
     @property
     def tokens_per_turn(self) -> int:
-        """Tokens the memory section adds to every request. Example: the workspace's four lines -> 105."""
+        """Tokens memory adds to every request (every lap). Example: the workspace's file -> 105"""
         return (self.meter or Meter()).text(self.text) if self.text else 0
-
-    def over_session(self, laps: int) -> int:
-        """Tokens memory costs over a whole session: it rides along on every lap.
-
-        Example: 105 tokens per turn, 7 laps -> 735 tokens.
-        """
-        return self.tokens_per_turn * laps
-
-    @property
-    def over_budget(self) -> list[MemoryFile]:
-        return [f for f in self.files if f.tokens > self.budget]
 
     def describe(self) -> str:
         """A small table of what was loaded, then the messages. For printing in a notebook."""
-        rows = [f"{f.level:<8}{f.tokens:>6}  {f.path}" + _imported_by(f) for f in self.files]
-        total = f"{'total':<8}{self.tokens_per_turn:>6}  tokens on every turn (budget {self.budget} per file)"
+        rows = [
+            f"{f.level:<8}{f.tokens:>6}  {f.path}"
+            + (f"  (imported by {f.imported_by.name})" if f.imported_by else "")
+            for f in self.files
+        ]
+        total = (
+            f"{'total':<8}{self.tokens_per_turn:>6}  "
+            f"tokens on every turn (budget {self.budget} per file)"
+        )
         notes = [f"- {m}" for m in self.messages]
         return "\n".join([f"{'level':<8}{'tokens':>6}  file", *rows, total, *notes])
 
 
-def _imported_by(file: MemoryFile) -> str:
-    return f"  (imported by {file.imported_by.name})" if file.imported_by else ""
-
-
-# ---- 1. loading --------------------------------------------------------------------------------
+# ---- loading -------------------------------------------------------------------------------------
 
 
 def load_memory(
@@ -115,8 +113,9 @@ def load_memory(
 ) -> Memory:
     """Load the user, project and local memory files, in that order, with their ``@`` imports.
 
-    ``None`` skips a level. Imports may only reach files under ``roots`` and the three files' folders.
-    Example: load_memory(user=None, project="workspaces/ledgerly/CLAUDE.md", local=None).files -> [the four-line file]
+    ``None`` skips a level. Imports reach only files under ``roots`` and the three files' folders.
+    Example: load_memory(user=None, project="workspaces/ledgerly/CLAUDE.md", local=None).files
+    -> [the project's four-line file]
     """
     levels = [("user", user), ("project", project), ("local", local)]
     levels = [(level, Path(path).expanduser()) for level, path in levels if path is not None]
@@ -133,18 +132,20 @@ def load_memory(
 def load_claude_md(path: str | Path) -> str:
     """The piece of lesson 05: a session's system prompt with the project's memory file in it.
 
-    A missing or empty file means no memory, never a crash. Example: a file holding "- Test with pytest."
-    -> SYSTEM_PROMPT, a blank line, MEMORY_HEADER, a blank line, "## project: CLAUDE.md", that line.
+    A missing or empty file means no memory, never a crash.
+    Example: a file holding "- Test with pytest." -> SYSTEM_PROMPT, a blank line, MEMORY_HEADER,
+    a blank line, "## project: CLAUDE.md", then "- Test with pytest."
     """
     return system_prompt(load_memory(user=None, project=path, local=None))
 
 
 def imports_in(text: str) -> list[str]:
-    """The ``@path`` imports of a memory file, skipping code blocks, inline code and e-mail addresses.
+    """The ``@path`` imports of a memory file; code blocks, inline code and e-mails do not count.
 
     Example: "See @docs/api.md and `@not/this`, mail a@b.com" -> ["docs/api.md"]
     """
-    found, fence = [], None
+    found = []
+    fence = None  # inside a code block: the fence that opened it, ``` or ~~~
     for line in text.splitlines():
         opening = FENCE.match(line)
         if opening and (fence is None or opening.group(1)[0] == fence):
@@ -160,27 +161,15 @@ def imports_in(text: str) -> list[str]:
     return found
 
 
-def memory_section(memory: Memory) -> str:
-    """The memory as it is written into the system prompt; empty if nothing was loaded.
-
-    Example: one project file "- Run tests with pytest." -> "Project memory (CLAUDE.md), loaded at
-    session start:\\n\\n## project: CLAUDE.md\\n- Run tests with pytest."
-    """
-    blocks = [
-        f"## {f.level}: {f.path.name}\n{f.text.strip()}" for f in memory.files if f.text.strip()
-    ]
-    return "\n\n".join([MEMORY_HEADER] + blocks) if blocks else ""
-
-
 def system_prompt(
     memory: Memory | None = None,
     recalled: Sequence = (),
     invite_remember: bool = False,
     base: str = SYSTEM_PROMPT,
 ) -> str:
-    """The full system prompt of a session: the agent's prompt, then its memory, then any recalled notes.
+    """A session's whole system prompt: the agent's prompt, its memory, then any recalled notes.
 
-    ``invite_remember`` adds one sentence asking the agent to save standing rules with its remember tool.
+    ``invite_remember`` adds one sentence asking the agent to save standing rules with ``remember``.
     Example: system_prompt(None) == SYSTEM_PROMPT (no memory, nothing added).
     """
     parts = [base + (" " + INVITE_TO_REMEMBER if invite_remember else "")]
@@ -198,7 +187,7 @@ def recalled_section(notes: Sequence) -> str:
     )
 
 
-# ---- helpers for loading ------------------------------------------------------------------------
+# ---- helpers for loading -------------------------------------------------------------------------
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"(`+).*?\1")
@@ -206,15 +195,13 @@ IMPORT = re.compile(r"(?<![\w@`])@((?:\.{1,2}/|/)?[\w-][\w./-]*)")
 
 
 class _Loader:
-    """Walks the memory files and their imports, keeping the result and the messages in one place."""
+    """Walks the memory files and their imports, keeping the result and the messages together."""
 
     def __init__(self, memory: Memory, roots: list[Path], max_chars: int, max_depth: int):
-        self.memory, self.roots, self.max_chars, self.max_depth = (
-            memory,
-            roots,
-            max_chars,
-            max_depth,
-        )
+        self.memory = memory
+        self.roots = roots  # the folders an import may reach into
+        self.max_chars = max_chars
+        self.max_depth = max_depth
         self.loaded: set[Path] = set()
 
     def load(self, path: Path, level: str, imported_by: Path | None, chain: list[Path]):
@@ -232,14 +219,15 @@ class _Loader:
         self.loaded.add(real)
         if tokens > self.memory.budget:
             self.say(
-                f"{path} is {tokens} tokens, over the {self.memory.budget}-token budget. It is sent on "
-                "every turn: keep it short, and move details into files the agent can read when needed."
+                f"{path} is {tokens} tokens, over the {self.memory.budget}-token budget. "
+                "It is sent on every turn: keep it short, "
+                "and move details into files the agent can read when needed."
             )
         for name in imports_in(text):
             self.follow(name, path, chain + [real])
 
     def follow(self, name: str, importer: Path, chain: list[Path]):
-        """Load one ``@name`` found in ``importer``, if it is allowed, exists, and is not too deep."""
+        """Load one ``@name`` of ``importer``, if it is allowed, exists, and is not too deep."""
         target = importer.parent / name  # relative to the importing file
         if len(chain) > self.max_depth:
             return self.say(
@@ -253,7 +241,7 @@ class _Loader:
         self.load(target, "import", importer, chain)
 
     def read(self, path: Path) -> str | None:
-        """The text of a memory file, cut at ``max_chars``; None (and a message) if it cannot be read."""
+        """The text of a memory file, cut at ``max_chars`` (None if it is unreadable, said why)."""
         try:
             with open(path, "rb") as file:
                 data = file.read(self.max_chars * 4 + 4)  # UTF-8 needs at most 4 bytes a character

@@ -51,7 +51,8 @@ READABLE = ("text", "tool_use", "tool_result")  # other blocks (a server's summa
 def block_text(block: dict) -> str:
     """One block as text: what it says, the call it makes, or the result it carries.
 
-    Example: {"type": "tool_use", "name": "search", "input": {"text": "email"}} -> 'search {"text": "email"}'
+    Example: {"type": "tool_use", "name": "search", "input": {"text": "email"}}
+    -> 'search {"text": "email"}'
     """
     if block["type"] == "text":
         return block["text"]
@@ -66,6 +67,17 @@ def result_text(block: dict) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(b.get("text", "") for b in content)
+
+
+def call_words(call: dict) -> str:
+    """A tool call as a person reads it: its name, then its values (each cut at 200 characters).
+
+    Tables, lap records and pointers show calls so; the model and the meter see ``block_text``.
+    Example: {"name": "read_file", "input": {"path": "app/auth.py"}} -> "read_file app/auth.py"
+    """
+    given = call.get("input")
+    values = given.values() if isinstance(given, dict) else [given or ""]
+    return f"{call.get('name', '?')} {' '.join(str(v)[:200] for v in values)}".strip()
 
 
 def tool_uses(message: dict) -> list[dict]:
@@ -83,43 +95,40 @@ def is_plain_user(message: dict) -> bool:
     return message["role"] == "user" and not tool_results(message)
 
 
-# ---- tool-pair safety -------------------------------------------------------------------
+# ---- tool-pair safety ----------------------------------------------------------------------------
 
 
 def pair_problems(messages: list[dict]) -> list[str]:
     """Every way a message list breaks the API's tool-pair rule, in plain words ([] = valid).
 
-    The rule: each tool_use must be answered by a tool_result in the very next message, and a
-    tool_result may only answer a tool_use from the message right before it. The list must
-    also start with a user message.
-    Example: [user("go"), tool_result for "t1"] -> ["message 1 answers tool_use t1, which is not in message 0"]
+    The rule: the list starts with a user message; each tool_use is answered by a tool_result in
+    the very next message, and a tool_result answers only a tool_use of the message before it.
+    Example: [user("go"), tool_result for "t1"]
+    -> ["message 1 answers tool_use t1, which is not in message 0"]
     """
     problems = []
     if messages and messages[0]["role"] != "user":
         problems.append("the first message is not a user message")
     for i, message in enumerate(messages):
-        asked = {b["id"] for b in tool_uses(messages[i - 1])} if i > 0 else set()  # just before
+        asked = {b["id"] for b in tool_uses(messages[i - 1])} if i > 0 else set()
         for block in tool_results(message):
             if block["tool_use_id"] not in asked:
                 problems.append(
-                    f"message {i} answers tool_use {block['tool_use_id']}, which is not in message {i - 1}"
+                    f"message {i} answers tool_use {block['tool_use_id']}, "
+                    f"which is not in message {i - 1}"
                 )
-        wanted = {b["id"] for b in tool_uses(message)}
-        answered = (
-            {b["tool_use_id"] for b in tool_results(messages[i + 1])}
-            if i + 1 < len(messages)
-            else set()
-        )
-        for missing in sorted(wanted - answered):
-            if i + 1 < len(messages):
-                problems.append(
-                    f"message {i} asks for tool_use {missing}, but message {i + 1} does not answer it"
-                )
+        if i + 1 == len(messages):
+            break  # the newest message may still be waiting for its results
+        answered = {b["tool_use_id"] for b in tool_results(messages[i + 1])}
+        for missing in sorted({b["id"] for b in tool_uses(message)} - answered):
+            problems.append(
+                f"message {i} asks for tool_use {missing}, but message {i + 1} does not answer it"
+            )
     return problems
 
 
 def safe_cuts(messages: list[dict], start: int = 0) -> list[int]:
-    """Indices (from ``start`` on) where a list may be cut so both halves keep their tool pairs whole.
+    """Indices (from ``start`` on) where a list may be cut, every tool pair kept whole on one side.
 
     A cut at i keeps messages[i:] together; it is safe when messages[i] does not answer a
     tool_use from messages[i - 1]. Index 0 and len(messages) are always safe.

@@ -1,10 +1,10 @@
 """One protocol for every model the loop can talk to: ``Model``, its ``Reply``, and its two errors.
 
 The loop only needs ``model.reply(system, messages, tools)`` and ``model.window``. Two backends
-implement it, both outside the lesson, in the stage package: the offline desk model
-(``stage.offline``) and the real Claude (``stage.claude``); ``stage.switch.pick_model()`` chooses.
+implement it, both outside the lesson, in the stage package: the offline model (``stage.offline``)
+and the real Claude (``stage.claude``); ``stage.switch.pick_model()`` chooses.
 
-``CLASS_WINDOW`` is the classroom desk: 5,000 tokens, so full history overflows within minutes.
+``CLASS_WINDOW`` is the classroom's window: 5,000 tokens, so full history overflows within minutes.
 Left out: streaming, extended thinking, images.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-CLASS_WINDOW = 5000  # the classroom desk: full history overflows around lap 10 of the class task
+CLASS_WINDOW = 5000  # tokens: full history overflows around lap 10 of the class task
 
 
 @dataclass
@@ -33,18 +33,20 @@ class ContextOverflow(Exception):
     """The request was larger than the model's window: the first way an agent dies."""
 
     def __init__(self, sent: int | None, window: int | None, detail: str = ""):
-        self.sent, self.window = sent, window
+        self.sent = sent  # tokens sent (None when the provider did not say)
+        self.window = window
         size = (
             f"{sent:,} tokens were sent to a {window:,}-token window" if sent and window else detail
         )
         super().__init__(
-            f"Context overflow: {size}. The desk is full and nothing made room: use a context strategy, "
-            "or give the one in use more room (a bigger window, a lower threshold, a smaller tail)."
+            f"Context overflow: {size}. The desk is full and nothing made room: "
+            "use a context strategy, or give the one in use more room "
+            "(a bigger window, a lower threshold, a smaller tail)."
         )
 
 
 class ModelError(Exception):
-    """The model could not answer (bad key, rate limit, server down). The message says what to do."""
+    """The model could not answer (bad key, rate limit, server down); it says what to do."""
 
 
 class Model(Protocol):

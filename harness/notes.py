@@ -1,8 +1,8 @@
 """Recalled notes: the richer end of the memory spectrum.
 
-CLAUDE.md is loaded on every turn, so it must stay short. A richer harness also keeps *notes*,
-one file each in a folder, written during a task, and pulls back only the few that share words
-with the request -- so the agent can know many things while carrying only what this turn needs.
+CLAUDE.md is sent on every lap, so it must stay short. A richer harness also keeps *notes*, one
+file each in a folder, written during a task, and pulls back only the few that share words with
+the request -- so the agent can know many things while carrying only what this request needs.
 
 Left out: any real search index (recall is plain word overlap, no embeddings), note expiry.
 """
@@ -30,7 +30,7 @@ class Note:
 
 
 def write_note(folder: str | Path, title: str, text: str) -> Path:
-    """Save a note as ``<folder>/<title-as-slug>.md`` (atomically; the same title replaces the note).
+    """Save a note as ``<folder>/<title-as-slug>.md``, atomically (the same title replaces it).
 
     Example: write_note("notes", "Email login bug", "auth.py:40 compares emails case-sensitively")
     -> notes/email-login-bug.md
@@ -42,7 +42,7 @@ def write_note(folder: str | Path, title: str, text: str) -> Path:
 
 
 def recall(folder: str | Path, request: str, k: int = 3) -> list[Note]:
-    """The ``k`` notes that share the most words with ``request``; notes sharing none are never recalled.
+    """The ``k`` notes sharing the most words with ``request`` (a note sharing none, never).
 
     Example: a note on the email login bug and one on tax rounding, request "emails cannot log in"
     -> [the email note]
@@ -54,7 +54,7 @@ def recall(folder: str | Path, request: str, k: int = 3) -> list[Note]:
 
 
 def read_notes(folder: str | Path) -> list[Note]:
-    """Every readable ``.md`` note in the folder, by name. Unreadable or non-UTF-8 notes are skipped."""
+    """Every readable ``.md`` note in the folder, by name (unreadable or non-UTF-8 ones skipped)."""
     notes = []
     paths = sorted(Path(folder).glob("*.md")) if Path(folder).is_dir() else []
     for path in paths:
@@ -76,12 +76,14 @@ def keywords(text: str) -> set[str]:
 def memory_costs(
     memory, folder: str | Path, request: str, k: int = 3, meter: Meter | None = None
 ) -> dict:
-    """Tokens per turn of always-loaded memory, of every note if all were loaded, and of the recalled few.
+    """Tokens a request carries for memory: always loaded, every note loaded, the recalled few.
 
-    Example: the class task's notes -> {"always loaded": 105, "all notes": 207, "recalled": 103, ...}
+    Example: the class task's notes
+    -> {"always loaded": 105, "all notes": 207, "recalled": 103, "recalled notes": [...]}
     """
     meter = meter or memory.meter or Meter()
-    every, chosen = read_notes(folder), recall(folder, request, k)
+    every = read_notes(folder)
+    chosen = recall(folder, request, k)
     return {
         "always loaded": memory.tokens_per_turn,
         "all notes": meter.text(recalled_section(every)) if every else 0,

@@ -31,11 +31,13 @@ def standing_constraints(summary: str) -> list[str]:
     Example: "Goal: fix it\\nStanding constraints:\\n- Never touch production.\\nFacts:\\n- ..."
     -> ["Never touch production."]
     """
-    found, inside = [], False
+    found = []
+    inside = False  # under the heading, until a line of other text
     for line in (raw.strip() for raw in summary.splitlines()):
         heading, bullet = CONSTRAINTS_HEADING.match(line), BULLET.match(line)
         if heading:
-            inside, rule = True, heading.group(1)  # a rule may share the heading's line
+            inside = True
+            rule = heading.group(1)  # a rule may share the heading's line
         elif inside and bullet:
             rule = bullet.group(1)
         else:
@@ -108,7 +110,7 @@ def one_line(fact: str) -> str:
     return " ".join(fact.split())
 
 
-# ---- helpers for promotion ----------------------------------------------------------------------
+# ---- helpers for promotion -----------------------------------------------------------------------
 
 CONSTRAINTS_HEADING = re.compile(r"^\W*standing constraints\s*\**\s*(?::\s*\**\s*(.*?))?\s*$", re.I)
 BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+(.+)$")
@@ -135,7 +137,7 @@ def _read_for_update(path: Path) -> str:
 def write_atomically(path: Path, text: str) -> None:
     """Write a temporary file beside ``path``, then swap it in.
 
-    Readers see the old file or the new one, never half of it; on failure the old file stays as it was.
+    Readers see the old file or the new one, never half of it; on failure the old file stays.
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,11 +19,14 @@ SYSTEM_PROMPT = (
     "Work one step at a time and say briefly what you noticed."
 )
 
+# In the prompts, a line that ends in a backslash goes on in the next: the model sees one line.
 COMPACTION_TEMPLATE = """\
 You are compacting the middle of a long agent session so the work can continue in a smaller context.
-Write the notes a fresh copy of you would need to carry on cold, under these headings, in at most {max_words} words:
+Write the notes a fresh copy of you would need to carry on cold, under these headings, \
+in at most {max_words} words:
 - Goal: the user's original request, in one or two sentences.
-- Standing constraints: every rule the user gave that still applies, word for word. Always include them.
+- Standing constraints: every rule the user gave that still applies, word for word. \
+Always include them.
 - Facts: what was discovered, with exact file paths, line numbers, identifiers and numbers.
 - Decisions: what was decided, and why.
 - Files read: every file read or changed.
@@ -41,7 +44,8 @@ Summarize the conversation so far, briefly.
 </transcript>"""
 
 FOLD_PROMPT = """\
-You keep the running summary of an agent session. Fold the new events into it: keep the same headings,
+You keep the running summary of an agent session. \
+Fold the new events into it: keep the same headings,
 keep every standing constraint, update what is done and pending, and stay under {max_words} words.
 - Goal: the user's request.
 - Standing constraints: every rule the user gave, word for word.
@@ -61,9 +65,9 @@ SUMMARY_HEADER = "[Summary of earlier work, written by the model at lap {lap}]"
 def compaction_prompt(
     transcript: str, max_words: int = 220, focus: str = "", template: str = COMPACTION_TEMPLATE
 ) -> str:
-    """Fill a compaction prompt. ``focus`` is what a person typed after ``/compact`` (may be empty)."""
+    """A compaction prompt, filled in. ``focus``: what a person typed after ``/compact``, or ""."""
     focus_line = f"Focus on {focus.strip()} first." if focus.strip() else ""
-    # unused keys are ignored
+    # a template without {focus} or {max_words} still works: format ignores unused keys
     return template.format(transcript=transcript, max_words=max_words, focus=focus_line)
 
 

@@ -1,11 +1,12 @@
 """The running summary: meeting minutes, folded every few turns into one living summary.
 
-The request stays pinned, the newest ``tail_turns`` turns stay verbatim, and everything older lives
-in one summary that the fold prompt keeps under ``max_words``: the desk stays about flat however long
-the task runs. It is three-zone compaction (``harness.compaction``) fired by turn count instead of size.
+The request stays pinned, the newest ``tail_turns`` turns stay verbatim, and everything older
+lives in one summary that the fold prompt keeps under ``max_words``: the desk stays about flat
+however long the task runs. It is three-zone compaction (``harness.compaction``) fired by turn
+count instead of size.
 
-**The piece** of lesson 04 is the fold: ``fold(summary, events, write) -> new summary``, where
-``write(prompt)`` asks the model and returns its text. ``RunningSummary(fold=...)`` takes the class's own.
+**The piece** of lesson 04 is the fold, ``fold(summary, events, write) -> new summary``:
+``write(prompt)`` asks the model for text; ``RunningSummary(fold=...)`` takes the class's own.
 Left out: folding in the background, and a summary that grows sections as the task changes.
 """
 
@@ -25,7 +26,8 @@ def fold(
 ) -> str:
     """The piece of lesson 04: the summary so far, with the newest events folded in. One model call.
 
-    Example: fold("Goal: fix sign-in. Read: app/auth.py.", [a5, r5], write) -> "Goal: ... Read: ..., app/db.py."
+    Example: fold("Goal: fix sign-in. Read: app/auth.py.", [a5, r5], write)
+    -> "Goal: ... Read: app/auth.py, app/db.py."
     """
     return write(fold_prompt(summary, render(events), max_words, template=template))
 
@@ -34,12 +36,10 @@ _reference_fold = fold  # RunningSummary's argument ``fold`` has the same name
 
 
 class RunningSummary(ThreeZoneCompaction):
-    """Meeting minutes: after every ``chunk_turns`` turns, fold them into one living summary.
+    """Meeting minutes: every ``chunk_turns`` turns, one fold call writes them into the summary.
 
-    The request stays pinned, the newest ``tail_turns`` turns stay verbatim, and everything older
-    lives in the summary, which the fold prompt keeps under ``max_words``. So the assembled context
-    stays roughly flat however long the task runs. One fold call per chunk; ``fold`` writes it.
-    ``split`` draws the zones, as in ``ThreeZoneCompaction`` (lesson 03's piece, or ``three_zones``).
+    ``fold`` writes it (``fold`` above, or the class's own); ``split`` draws the zones, as in
+    ``ThreeZoneCompaction``.
     """
 
     name = "running summary"

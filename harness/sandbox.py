@@ -1,9 +1,9 @@
 """The sandbox: every path a tool is given must lead to a file inside one workspace folder.
 
-A model will ask for ``../../etc/passwd``, an absolute path, a symlink that points out, a path with a
-NUL byte in it, or a name ten thousand characters long -- by mistake or because a file it read told
-it to. ``inside`` answers every such request with a ``ToolError``, which the toolbox hands back to the
-model as an error tool result: it hears what was wrong, and the run goes on.
+A model will ask for ``../../etc/passwd``, an absolute path, a symlink that points out, a path
+with a NUL byte in it, or a name ten thousand characters long -- by mistake, or because a file it
+read told it to. ``inside`` answers each such request with a ``ToolError``, which the toolbox
+hands back to the model as an error tool result: it hears what was wrong, and the run goes on.
 
 Left out: limits on what a tool may *do* (the tools here only read; ``run_sql`` never executes).
 """
@@ -22,8 +22,8 @@ class ToolError(Exception):
 def inside(root: Path, path: str) -> Path:
     """The real path of ``path`` inside the folder ``root``, or a ToolError saying why not.
 
-    Example: inside(Path("workspaces/ledgerly").resolve(), "../secret.txt") -> ToolError("... is outside
-    the workspace ...")
+    Example: inside(Path("workspaces/ledgerly").resolve(), "../secret.txt")
+    -> ToolError("'../secret.txt' is outside the workspace; only files under it can be used.")
     """
     if not isinstance(path, str) or not path.strip():
         raise ToolError("A path is needed.")
@@ -45,7 +45,7 @@ def inside(root: Path, path: str) -> Path:
 
 
 def hidden(path: Path, root: Path) -> bool:
-    """True for a file under a dot-folder or with a dot-name (``.git``, ``.task.toml``): not shown."""
+    """True for a dot-file or a file in a dot-folder (``.git``, ``.task.toml``): never shown."""
     return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 

@@ -37,9 +37,8 @@ def keep_newest(history: list[dict], room: int, count) -> list[dict]:
 class SlidingWindow(Strategy):
     """Keep the newest messages that fit in ``budget`` tokens; drop the rest, oldest first.
 
-    ``budget`` defaults to the model's window minus ``output_reserve``. With ``pin_head=True`` the
-    first message (the request) is kept whatever happens -- the fix the lesson ends on. ``keep``
-    chooses what is kept (``keep_newest``, or the class's own piece with the same interface).
+    ``budget`` defaults to the model's window minus ``output_reserve``. ``keep`` chooses what is
+    kept (``keep_newest``, or the class's own piece with the same interface).
     Example: budget 1000, history of 1400 tokens -> the oldest ~400 tokens are not sent.
     """
 
@@ -69,7 +68,7 @@ class SlidingWindow(Strategy):
         budget = self.budget or (model.window - self.output_reserve)
         fixed = meter.total([], system=system, tools=tools)  # sent every lap, whatever we drop
         if fixed + sum(meter.count(m) for m in history) <= budget:  # it all fits: send it all
-            return Assembly(list(history), ["head"] + ["tail"] * (len(history) - 1))
+            return Assembly.whole(history)
         head = history[:1] if self.pin_head else []
         # The notice tells the model that something is missing (without it, it cannot know).
         notice = user(DROPPED_NOTICE)

@@ -1,11 +1,12 @@
-"""Every strategy by name, and the settings a desk is set up with.
+"""Every strategy by name, and the settings a strategy is built from.
 
-``STRATEGIES`` is the one table of strategies: the dashboard's menu, the benchmarks, the exercises and
-the tests all read it. ``StrategySettings`` is what the dashboard's controls set -- the strategy's name,
-the window, the threshold and the tail -- as one object. The one way from settings to a strategy is
-``Strategy.from_settings``: each strategy takes the settings its constructor names.
+``STRATEGIES`` is the one table of strategies: the dashboard's menu, the benchmarks, the exercises
+and the tests all read it. ``StrategySettings`` is what the dashboard's controls set -- the
+strategy's name, the window, the threshold and the tail -- and ``Strategy.from_settings`` is the
+one way from settings to a strategy: each takes the settings its constructor names.
 Example: settings = StrategySettings("running summary", tail_turns=0)
          STRATEGIES[settings.strategy].from_settings(settings) -> RunningSummary(tail_turns=0)
+Left out: what the dashboard does not set (``output_reserve``, ``max_words``...) keeps its default.
 """
 
 from __future__ import annotations
@@ -22,21 +23,15 @@ from harness.sliding_window import SlidingWindow
 
 STRATEGIES: dict[str, type[Strategy]] = {
     cls.name: cls
-    for cls in (
-        FullHistory,
-        SlidingWindow,
-        ThreeZoneCompaction,
-        RunningSummary,
-        ClearToolResults,
-        ClearThenCompact,
-    )
+    for cls in [FullHistory, SlidingWindow, ThreeZoneCompaction, RunningSummary]  # lessons 01-04
+    + [ClearToolResults, ClearThenCompact]  # lesson 04's Deeper part
 }
 
 
 @dataclass(frozen=True)
 class StrategySettings:
-    """How one desk is set up. ``window`` is the model's, in tokens; ``threshold`` a fraction of the
-    usable window; ``tail_turns`` the newest turns kept word for word."""
+    """The dashboard's settings. ``window`` is the model's, in tokens; ``threshold`` a fraction of
+    the usable window; ``tail_turns`` the newest turns kept word for word."""
 
     strategy: str = "three-zone compaction"
     window: int = CLASS_WINDOW

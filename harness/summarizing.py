@@ -1,18 +1,17 @@
 """The summarizing engine: one model call that turns part of the history into a summary card.
 
-Three strategies summarize: three-zone compaction (03), the running summary (04) and clear-then-compact
-(04's Deeper part). They differ in *when* they summarize and *what* they hand over; the rest is the
-same, and it is here:
+Three strategies summarize: three-zone compaction (03), the running summary (04) and
+clear-then-compact (04's Deeper part). They differ in *when* they summarize and *what* they hand
+over; what they share is here:
 
-* ``Summary``        -- what a summarizing strategy remembers between laps: the summary text, the card
-  that carries it on the desk, and where the verbatim part of the history starts.
-* ``Summary.rewrite`` -- fold the earlier summary and the new events into a new summary, with one model
-  call (``SummaryWriter`` counts its calls and tokens, for the bill). A summary call that is itself too
-  long for the window is split in halves; a failed call is counted, and too many in a row stop the run.
+* ``Summary`` -- what a summarizing strategy remembers between laps, and ``Summary.rewrite``,
+  the one model call that folds the new events into it (``SummaryWriter`` counts its cost);
+* the traps: a summary call too long for the window is split in halves (``summarize``); a failed
+  call is counted, and too many in a row stop the run.
 
-A summary is written by ``summary_of(earlier_summary, events, write) -> text``, where ``write(prompt)``
-asks the model. The compaction template and the class's ``fold`` piece both have that shape.
-Left out: summarizing in the background while the agent works on.
+What a summary says is up to ``summary_of(earlier_summary, events, write) -> text``, where
+``write(prompt)`` asks the model: the compaction template and the class's ``fold`` piece both
+have that shape. Left out: summarizing in the background while the agent works on.
 """
 
 from __future__ import annotations
@@ -27,14 +26,16 @@ from harness.prompts import SUMMARY_HEADER
 
 
 class SummaryWriter:
-    """The model as a summary writer: ``write(prompt) -> text``, counting the calls and tokens it spends.
+    """The model as a summary writer: ``write(prompt) -> text``, counting its calls and tokens.
 
     Example: write = SummaryWriter(model); write("Summarize: ...") -> "Goal: ..."; write.calls -> 1
     """
 
     def __init__(self, model):
         self.model = model
-        self.calls, self.tokens_in, self.tokens_out = 0, 0, 0
+        self.calls = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
 
     def __call__(self, prompt: str) -> str:
         # A summary call sends only the prompt: no system prompt, no tools, no history.
@@ -84,8 +85,8 @@ class Summary:
         """Fold ``events`` (the history up to ``up_to``, as the strategy shows it) into the summary.
 
         Returns the ``SummaryWriter`` that counted the cost, or None if the call failed (the summary
-        is then left as it was; ``problem`` says why). The third failure in a row raises
-        ``CompactionFailed``: the run stops instead of spinning.
+        is then left as it was; ``problem`` says why). After ``max_failures`` failures in a row it
+        raises ``CompactionFailed``: the run stops instead of spinning.
         """
         write = SummaryWriter(model)
         try:
@@ -101,20 +102,22 @@ class Summary:
                     "instead of looping; the raw history is intact and can be resumed."
                 ) from problem
             return None
-        self.failures, self.warned_stuck = 0, False
-        self.text, self.verbatim_from = text, up_to
+        self.failures = 0  # a summary was written: the count of failures starts over
+        self.warned_stuck = False
+        self.text = text
+        self.verbatim_from = up_to  # the summary now covers the history up to here
         self.card = user(SUMMARY_HEADER.format(lap=lap) + "\n" + text)
         return write
 
 
-def with_cost(
-    desk: Assembly, kind: Did, event: str, write: SummaryWriter | None, summary
-) -> Assembly:
-    """``desk`` marked with what happened, and the summary calls it cost (one, if it failed)."""
-    desk.kind, desk.event, desk.summary = kind, event, summary
+def with_cost(desk: Assembly, kind: Did, event: str, write, summary) -> Assembly:
+    """``desk`` marked with what happened and what its summary calls cost (a failed one counts)."""
+    desk.kind, desk.event = kind, event  # what happened, as a word and in words
+    desk.summary = summary
     if write is None:
         desk.summary_calls = 1  # the failed call was made, and counts as a call
     else:
         desk.summary_calls = write.calls
-        desk.summary_input, desk.summary_output = write.tokens_in, write.tokens_out
+        desk.summary_input = write.tokens_in
+        desk.summary_output = write.tokens_out
     return desk

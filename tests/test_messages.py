@@ -1,5 +1,6 @@
-"""The message array: the tool-pair rule, where a list may be cut, where turns start, and the one way
-a message becomes text (what the meter counts and what a summary prompt quotes)."""
+"""The message array: the tool-pair rule, where a list may be cut, where turns start, the one way
+a message becomes text (what the meter counts and what a summary prompt quotes), and the one way a
+tool call is shown to a person."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -7,6 +8,7 @@ from hypothesis import strategies as st
 from harness.messages import (
     assistant,
     block_text,
+    call_words,
     pair_problems,
     safe_cuts,
     text_of,
@@ -78,3 +80,25 @@ def test_text_of_and_the_summary_transcript_say_the_same_blocks(history):
 def test_blocks_with_no_text_are_left_out():
     message = assistant([{"type": "compaction", "content": "..."}, {"type": "text", "text": "Hi."}])
     assert text_of(message) == "Hi." and tool_uses(message) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    name=st.text(min_size=1, max_size=20).filter(lambda n: n.strip() == n),
+    values=st.lists(st.one_of(st.text(max_size=400), st.integers(), st.booleans()), max_size=4),
+)
+def test_a_call_in_words_is_its_name_then_each_value_cut_at_200(name, values):
+    given = {f"k{i}": v for i, v in enumerate(values)}
+    words = call_words({"type": "tool_use", "id": "t1", "name": name, "input": given})
+    assert words == " ".join([name] + [str(v)[:200] for v in values]).strip()
+    assert len(words) <= len(name) + sum(min(len(str(v)), 200) + 1 for v in values)
+
+
+def test_a_call_whatever_its_shape_still_reads_as_words():
+    """A misbehaving model may send no name, a string input or none: shown, never a crash."""
+    assert call_words({"name": "read_file", "input": {"path": "app/auth.py"}}) == (
+        "read_file app/auth.py"
+    )
+    assert call_words({"name": "read_file", "input": "app/auth.py"}) == "read_file app/auth.py"
+    assert call_words({"name": "list_files", "input": None}) == "list_files"
+    assert call_words({"input": {"text": "x"}}) == "? x"

@@ -8,7 +8,8 @@ from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from stage.misbehaving import KINDS
 from stage.offline import OfflineModel
-from stage.outcomes import how_it_ended, what_became_of, where_the_fix_went
+from harness.messages import block_text, tool_results, tool_uses
+from stage.outcomes import how_it_ended, one_line, what_became_of, where_the_fix_went
 from stage.plots import where_on_desk
 from stage.tasks import file_reading_task
 
@@ -63,3 +64,14 @@ def test_what_became_of_the_rule():
     )
     late, said_late = go(OfflineModel(window=20_000), FullHistory(), rule_at_lap=3)
     assert what_became_of(late.rule, said_late) == "The rule was on the desk from lap 4 to the end."
+
+
+def test_a_message_in_one_line_uses_the_harness_words_for_calls_and_results():
+    """The table's line for a call is the lap record's action; a result's counts its lines."""
+    _, run = go(OfflineModel(window=20_000), FullHistory())
+    shown = [one_line(m) for m in run.history if tool_uses(m)]
+    recorded = ["calls " + ", ".join(lap.actions) for lap in run.laps if lap.actions]
+    assert len(shown) >= 3 and shown == recorded
+    for message in (m for m in run.history if tool_results(m)):
+        lines = block_text(tool_results(message)[0]).splitlines() or [""]
+        assert one_line(message).startswith(f"result, {len(lines)} lines: ")

@@ -220,11 +220,20 @@ class Desk:
     def evidence_of_reading(self) -> set[str]:
         """Paths it can see it has read: read_file calls on the desk, paths named in summaries."""
         seen = {use["input"].get("path", "") for use, _ in self.calls if use["name"] == "read_file"}
+        return seen | self.summary_paths()
+
+    def summary_paths(self) -> set[str]:
+        """Paths a summary names as read or found (not those it lists as still to read)."""
+        seen = set()
         for text in self.summaries:
             for line in text.splitlines():
                 if not re.match(r"^\W*Still to read:", line):
                     seen |= set(PATH.findall(line))
         return seen
+
+    def shows(self, path: str, number: int) -> bool:
+        """Is line ``number`` of ``path`` on the desk now? Example: after reading a.py whole, ('a.py', 40) -> True"""
+        return any(number in shown for shown in self.lines_in_view().get(path, []))
 
     def file_texts(self) -> list[tuple[str, str]]:
         """(path, text) of every file (or part of one) whose content is still on the desk (cleared results excluded)."""
@@ -260,7 +269,7 @@ class Desk:
         says were done or whose result was cleared (their hits are gone, so they cannot be followed again;
         searching again would only be cleared again)."""
         found: dict[str, str | None] = {}
-        for text in self.summaries:
+        for text in self.summaries + self.notes[-1:]:  # and the newest note's to-do line
             for line in re.findall(r"searched for (.+?)\. Pending", text):
                 found.update({t: None for t in line.split(" | ")})
         found.update(

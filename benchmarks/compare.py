@@ -211,7 +211,7 @@ def compare(
     """
     workspace, meter, rows = Path(workspace), Meter(), []
     task = task_for(workspace, request, rule_at_lap)
-    rule = standing_rule(task, workspace)
+    rules = standing_rules(task, workspace, memory)
     system = load_claude_md(workspace / "CLAUDE.md") if memory else SYSTEM_PROMPT
     note = ""
     if not window:
@@ -233,7 +233,9 @@ def compare(
             max_laps=max_laps,
         )
         last = run.laps[-1]
-        on_desk = (system + " " + " ".join(str(m["content"]) for m in last.sent)).lower()
+        on_desk = " ".join(
+            (system + " " + " ".join(str(m["content"]) for m in last.sent)).lower().split()
+        )
         ran = run.toolbox.sql_log[-1]["statement"] if run.toolbox.sql_log else None
         rows.append(
             {
@@ -244,7 +246,9 @@ def compare(
                 "final sent": last.assembled_tokens,
                 "final raw": last.raw_tokens,
                 "summary calls": sum(lap.summary_calls for lap in run.laps),
-                "rule kept": ("yes" if rule in on_desk else "no") if rule else "-",
+                "rule kept": ("yes" if any(r in on_desk for r in rules) else "no")
+                if rules
+                else "-",
                 "re-reads": len(run.rereads),
                 "database": run.database_target or "-",
                 "cause": named_cause(run.final),
@@ -261,13 +265,14 @@ def compare(
     return rows
 
 
-def standing_rule(task: Task, workspace: Path) -> str:
-    """The words that show the standing rule is on the desk: the task's rule, or else the first rule sentence
-    of the workspace's CLAUDE.md (its first clause, lower case). Example: 'never touch production'"""
-    memory = workspace / "CLAUDE.md"
-    said = memory.read_text(encoding="utf-8", errors="replace") if memory.is_file() else ""
-    found = task.rule or next((s for s in sentences(said) if is_rule(s)), "")
-    return found.split(":")[0].split(";")[0].strip(" -*").lower()
+def standing_rules(task: Task, workspace: Path, memory: bool) -> list[str]:
+    """The sentences that state the standing rule -- the task's, and (loaded) those of the workspace's
+    CLAUDE.md -- lower case, without their final stop: one of them on the desk means the rule is.
+    Example: the class task -> ['never touch production: run database changes on staging only']"""
+    file = workspace / "CLAUDE.md"
+    said = file.read_text(encoding="utf-8", errors="replace") if memory and file.is_file() else ""
+    found = sentences(task.rule) + [s for s in sentences(said) if is_rule(s)]
+    return [" ".join(s.lower().rstrip(".").split()) for s in found]
 
 
 def table(rows: list[dict], wide: int = 48) -> str:

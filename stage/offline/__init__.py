@@ -7,9 +7,13 @@ request it is sent.
 
 * ``desk_model``  -- ``DeskModel``: one decision per call, from what is on the desk
 * ``desk``        -- what it sees: the request, the notes, the files and results on the desk
-* ``locating``, ``findings``, ``searching`` -- where the cause is: the request's own terms, weighed; the fix
+* ``steps``, ``looking``, ``progress`` -- what it does next: its options in order, the searches an agent
+  makes, its to-do line and the check that it is not going round in circles
+* ``locating``, ``lines``, ``vocabulary`` -- what the request names, and what a line of code does
+* ``findings``, ``fixes``, ``searching`` -- what a file tells it: the cause, the fix; whether that settles it
+* ``acting``, ``jotting``, ``delegating`` -- answering or running the fix; its notes; sub-agents
 * ``rules``, ``corrections``, ``decisions`` -- what the user said: standing rules, names put right, choices
-* ``summaries``   -- how it writes a summary or a fold: only the sections asked for, within the limit
+* ``summaries``, ``transcripts`` -- how it writes a summary or a fold, from what it is given
 * ``context_rot`` -- a seeded simulation of context rot (off unless switched on)
 """
 

@@ -52,7 +52,7 @@ from stage.offline.fixes import repair_in
 from stage.offline.jotting import fresh_notes, pending, todo
 from stage.offline.progress import todo_line
 from stage.offline.searching import known, lead, settled
-from stage.offline.steps import failed, next_call
+from stage.offline.steps import failed, lost_lead, next_call, tried
 from stage.offline.summaries import summary_request, write_summary
 
 APPLY_WORDS = {
@@ -138,6 +138,11 @@ class DeskModel:
             return Step(note, *call)
         note += [CIRCLING] * circling
         best = cause or lead(desk, goal)  # nothing left to look at: the best it has seen
+        again = None if best else lost_lead(desk)
+        if again and not tried(
+            desk, *again
+        ):  # its to-do line says where the best lead was: look again
+            return Step(note, *again)
         if wants_apply and best and (fix or repair_in(best)):
             return apply(desk, note, best, fix)
         if best:

@@ -19,7 +19,7 @@ from stage.offline.decisions import decision_note, decisions_in
 from stage.offline.desk import Desk, sentences
 from stage.offline.findings import facts_in_file, facts_in_report
 from stage.offline.progress import ToDo, todo_of
-from stage.offline.searching import known
+from stage.offline.searching import known, lead
 
 
 def fresh_notes(desk: Desk, goal: str) -> list[str]:
@@ -75,9 +75,16 @@ def todo(desk: Desk, name: str, tool_input: dict) -> ToDo:
     upto = max([old.upto] * bool(old.upto) + whole, key=lambda p: order.get(p, -1), default=None)
     searched = old.searched + [i.get("text", "") for n, i in calls if n == "search"]
     cause = known(desk, goal)[0]
-    cause_at = re.sub(r" \(.*", "", cause.split(" — ")[0]) if cause else old.cause_at
+    best = None if cause else lead(desk, goal)
+    cause_at = _place(cause) if cause else old.cause_at
+    lead_at = None if cause_at else (_place(best) if best else old.lead_at)
     in_order = name == "read_file" and "offset" not in tool_input  # the call shows where it is
-    return ToDo(None if in_order else upto, cause_at, list(dict.fromkeys(searched)), "")
+    return ToDo(None if in_order else upto, cause_at, lead_at, list(dict.fromkeys(searched)), "")
+
+
+def _place(fact: str) -> str:
+    """'path:line' of a finding. Example: 'a.py:3 (f) — raise E()' -> 'a.py:3'"""
+    return re.sub(r" \(.*", "", fact.split(" — ")[0])
 
 
 def pending(desk: Desk, name: str) -> str:

@@ -2,17 +2,19 @@
 
 1. **A file the request names** (``parser.py``, ``svc/export.py``) is read first, all of it, part by part.
 2. **Lookups** (``locating.lookups``): the quoted error text is searched for first, then each identifier the
-   request names. For each search it reads around its best hits (``MAX_HITS``), best first: hits in the
-   folders the request names before hits elsewhere in the workspace, code before tests and documents, and
-   for an identifier its definition (``def name``, ``function name``) before the lines that use it. A
-   definition is read from its first line down, so the lines that raise or return in it are in view.
+   request names. For each search it reads around its best hits, best first: hits in the folders the
+   request names before hits elsewhere in the workspace, code before tests, documents and SQL files, a hit
+   that is a message string like a line of code, and for an identifier its definition (``def name``,
+   ``function name``) before the lines that use it. A definition is read from its first line down, so the
+   lines that raise or return in it are in view; another hit from 25 lines above it to 20 below.
 3. Then the file-by-file reading of ``searching.next_file``, unless a lookup has settled the cause.
 4. **Looking again** (``look_again``): with the scope read and no settled cause, it searches the request's
    distinctive words (``locating.search_terms``) and reads around their best hits; with no fix in view, it
    searches for pending SQL files, and when no search finds one it opens each SQL file of the listing.
 
-No search is made twice (its result, a summary or the to-do line says it was done), and at most
-``MAX_HITS`` hits of one search are followed: then it moves on, and finally acts on the best it has seen.
+No search is made twice (its result, a summary or the to-do line says it was done), and the hits of one
+search are followed in at most ``MAX_HITS`` places (hits a few lines apart are one place): then it moves
+on, and finally acts on the best it has seen. A search whose result has gone is not followed again.
 
 Left out: searching inside one folder (the search tool covers the workspace; hits outside the named
 folders simply rank lower), regular expressions, and following a hit into the functions it calls.
@@ -131,8 +133,9 @@ def follow(desk: Desk, goal: str, scope: list[str], result: str | None, name: st
 
 
 def ranked(hits: list[tuple[str, str, str]], goal: str, scope: list[str], name: str | None):
-    """Search hits, best first: in the named folders before elsewhere, code before tests and documents, a
-    definition of the identifier searched for first, then the hit that matches the request most.
+    """Search hits, best first: in the named folders before elsewhere, code before tests, documents and SQL
+    files (a fix is not a cause), a definition of the identifier searched for first, then the hit that
+    matches the request most.
 
     Example: hits [('a.py', '3', 'x = 1'), ('b.py', '40', 'raise ParseError("duplicate name")')] with the goal
     quoting 'duplicate name' -> b.py:40 first
@@ -142,7 +145,9 @@ def ranked(hits: list[tuple[str, str, str]], goal: str, scope: list[str], name: 
         score = weigh(line, "", found, "act" if MESSAGE.match(line) else None)[0]
         score += weigh(path, "", found)[0]
         score += 10 if in_scope(path, goal, scope) else 0
-        score -= 5 if TEST_PATH.search(path) or path.endswith((".md", ".txt", ".rst")) else 0
+        score -= (
+            5 if TEST_PATH.search(path) or path.endswith((".md", ".txt", ".rst", ".sql")) else 0
+        )
         score += 6 if name and defines(line, name) else 0
         if name and "." in (
             found_name := _qualified(found, name)

@@ -8,7 +8,8 @@ model ends each note with one line saying where it is:
 * ``read up to X``: the furthest file of the listing it has read in order (not a part read for a search hit)
   -- where reading goes on, even when the reads themselves have slid off the desk
 * ``found the cause in X:n``: where the cause is -- a pointer, not the finding: with the cause off the desk
-  it reads around that line again before it acts (``searching.pointed``)
+  it reads around that line again before it acts (``searching.pointed``); ``the best lead in X:n`` while no
+  line has settled as the cause -- read again only when nothing else is left to look at
 * ``searched for ...``: every search made, so none is made twice
 * ``Pending:`` what is left (``apply the fix in F`` points at the fix)
 
@@ -31,7 +32,8 @@ import re
 from dataclasses import dataclass, field
 
 TODO = re.compile(
-    r"^\W*Done: (?:read up to (\S+?)(?:; |(?=\. Pending)))?(?:found the cause in (\S+?)(?:; |(?=\. Pending)))?"
+    r"^\W*Done: (?:read up to (\S+?)(?:; |(?=\. Pending)))?"
+    r"(?:(found the cause|the best lead) in (\S+?)(?:; |(?=\. Pending)))?"
     r"(?:searched for (.+?))?\. Pending: (.+?)\.?$",
     re.M,
 )
@@ -39,10 +41,13 @@ TODO = re.compile(
 
 @dataclass
 class ToDo:
-    """What the newest to-do line says. Example: ToDo('a/b.py', 'a/c.py:9', ['x'], 'find the fix')"""
+    """What the newest to-do line says. Example: ToDo('a/b.py', 'a/c.py:9', None, ['x'], 'find the fix')"""
 
     upto: str | None = None
     cause_at: str | None = None
+    lead_at: str | None = (
+        None  # where the best candidate is, while no line has settled as the cause
+    )
     searched: list[str] = field(default_factory=list)
     pending: str = ""
 
@@ -52,10 +57,12 @@ def todo_of(notes: list[str]) -> ToDo:
     for note in reversed(notes):
         found = list(TODO.finditer(note))
         if found:
-            upto, cause_at, searched, pending = found[-1].groups()
+            upto, which, place, searched, pending = found[-1].groups()
+            cause = which == "found the cause"
             return ToDo(
                 upto,
-                cause_at,
+                place if cause else None,
+                None if cause else place,
                 searched.split(" | ") if searched else [],
                 pending,
             )
@@ -63,19 +70,22 @@ def todo_of(notes: list[str]) -> ToDo:
 
 
 def todo_line(todo: ToDo, pending: str) -> str | None:
-    """The line for a note, or None when there is nothing to carry yet.
+    """The line for a note, or None when there is nothing to carry yet (reading on in order needs no note:
+    the newest read shows where it is).
 
-    Example: ToDo('a.py', None, ['x'], '') , 'find the cause' -> 'Done: read up to a.py; searched for x.
-    Pending: find the cause.'
+    Example: ToDo('a.py', None, None, ['x'], '') , 'find the cause' -> 'Done: read up to a.py; searched for
+    x. Pending: find the cause.'
     """
-    if not (
-        todo.cause_at or todo.searched
-    ):  # reading on in order needs no note: the last read shows it
+    if not (todo.cause_at or todo.lead_at or todo.searched):
         return None
-    done = [f"read up to {todo.upto}"] * bool(todo.upto) + [
-        f"found the cause in {todo.cause_at}"
-    ] * bool(todo.cause_at)
-    done += [f"searched for {' | '.join(todo.searched)}"] * bool(todo.searched)
+    done = [f"read up to {todo.upto}"] if todo.upto else []
+    if todo.cause_at or todo.lead_at:
+        done += [
+            f"found the cause in {todo.cause_at}"
+            if todo.cause_at
+            else f"the best lead in {todo.lead_at}"
+        ]
+    done += [f"searched for {' | '.join(todo.searched)}"] if todo.searched else []
     return f"Done: {'; '.join(done)}. Pending: {pending}."
 
 

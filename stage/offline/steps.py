@@ -14,7 +14,8 @@ Each lap it goes down this list and makes the first call that passes the checks:
 
 **The checks.** A call whose result (or error) is still on the desk is not made again (``tried``), and a
 call that would make the visible calls repeat a cycle is not made (``progress.would_circle``): it goes on
-down the list. When nothing passes, the model acts on the best it has -- or says why it cannot.
+down the list. When nothing passes, the model acts on the best it has (re-reading the best lead its to-do
+line points at, if that has gone: ``lost_lead``) -- or says why it cannot.
 
 Left out: planning ahead. It never weighs two options against each other; the order above is the plan.
 """
@@ -29,7 +30,7 @@ from stage.offline.desk import Desk
 from stage.offline.findings import goal_terms
 from stage.offline.locating import lookups
 from stage.offline.looking import look_again, lookup_step, named_file_step
-from stage.offline.progress import said, would_circle
+from stage.offline.progress import said, todo_of, would_circle
 from stage.offline.searching import around, next_file, pointed, settled
 
 
@@ -84,6 +85,15 @@ def at_the_edge(desk: Desk, cause: str | None):
         "[lines " in text and f"-{number} of " in text for p, text in desk.file_texts() if p == path
     )
     return around(path, number) if more and not desk.shows(path, number + 1) else None
+
+
+def lost_lead(desk: Desk):
+    """A read around the best lead the to-do line points at, when it is off the desk (None otherwise): what
+    it does when nothing else is left to look at, so that it acts on the best candidate it saw."""
+    place = re.match(r"(\S+):(\d+)$", todo_of(desk.notes).lead_at or "")
+    if not place or desk.shows(place[1], int(place[2])):
+        return None
+    return around(place[1], int(place[2]))
 
 
 def reexamine(desk: Desk):

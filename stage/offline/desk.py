@@ -266,8 +266,8 @@ class Desk:
 
     def searched(self) -> dict[str, str | None]:
         """What it has searched for: {text: result} for searches on the desk, {text: None} for those a summary
-        says were done or whose result was cleared (their hits are gone, so they cannot be followed again;
-        searching again would only be cleared again)."""
+        or its newest to-do line says were done, or whose result was cleared (their hits are gone, so they
+        cannot be followed again; searching again would only lose them again)."""
         found: dict[str, str | None] = {}
         for text in self.summaries + self.notes[-1:]:  # and the newest note's to-do line
             for line in re.findall(r"searched for (.+?)\. Pending", text):

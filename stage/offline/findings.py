@@ -36,7 +36,6 @@ from stage.offline.fixes import (  # noqa: F401  (re-exported: the fix is part o
     named_scripts,
     repair_in,
     sql_body,
-    written_fix,
 )
 from stage.offline.lines import DEF, kind_of_fact, kinds, statement
 from stage.offline.locating import strong, weigh

@@ -77,17 +77,6 @@ def repair_in(cause: str) -> str | None:
     return statement if statement.endswith(";") else statement + ";"
 
 
-def written_fix(cause: str) -> str:
-    """The statement the agent writes itself when the workspace offers none: the cause's repair, or a marked stand-in.
-
-    The offline model cannot write real SQL; it says so in the statement, which the harness only records.
-    """
-    return (
-        repair_in(cause)
-        or f"-- fix for {cause.split(' ')[0]}: written by the offline model, which cannot write real SQL"
-    )
-
-
 def fix_statement(fix_line: str) -> str | None:
     """The SQL in a Fix line, if the line carries it. Example: 'a.sql (pending) — UPDATE t;' -> 'UPDATE t;'"""
     _, _, statement = fix_line.partition(" — ")

@@ -14,7 +14,9 @@ The libraries are dependencies of the workbook (see requirements.lock), so they 
 words, no quote; a function or a file named where one fits), with the lines the cause may be named at
 (``lines``: a statement can start a few lines above its message): ``pluggy`` (plugin registration, 13
 modules), ``docstring_parser`` (docstring parsing, 9), ``fastjsonschema`` (a JSON Schema compiler, 11),
-``overrides`` (a method decorator, 6), ``isoduration`` (ISO 8601 durations, 13 small modules),
+``overrides`` (a method decorator, 6), ``idna`` (internationalized domain names, 10, two of them large
+tables; its message says "must not", which must not be read as a rule), ``isoduration`` (ISO 8601
+durations, 13 small modules),
 ``pythonjsonlogger`` (JSON log formatting, 9) and ``sortedcontainers`` (sorted collections, 4 long ones).
 What they showed the model (tests/test_real_libraries.py): a quote found at once leaves a short task, and
 ``benchmarks.compare`` then takes a desk just under the whole task; a plain wording reads the whole package
@@ -180,6 +182,22 @@ WORDED = {
         cause="overrides/overrides.py",
         lines=[(172, 174)],
         raises="No super class method found",
+    ),
+    "idna": dict(  # the quoted message says "must not": a message, not the user's rule
+        wordings={
+            "quoted": "Signing up with a long subdomain fails with 'Label must not start or end with a "
+            "hyphen'. " + APPLY,
+            "plain": "Signing up with a subdomain that starts with a hyphen fails: the label is refused. "
+            + APPLY,
+        },
+        fix=(
+            "0007_hyphen_labels.sql",
+            "-- Trims the hyphens the sign-up form let through.\n-- status: pending\n",
+        ),
+        statement="UPDATE signups SET subdomain = trim(both '-' from subdomain) WHERE subdomain LIKE '-%';",
+        cause="idna/core.py",
+        lines=[(322, 323)],
+        raises="Label must not start or end with a hyphen",
     ),
     "isoduration": dict(
         wordings={

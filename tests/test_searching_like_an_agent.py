@@ -16,7 +16,7 @@ from real_libraries import LIBRARIES, WORDED
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.tools import TOOL_SCHEMAS, Toolbox
-from stage.offline import DeskModel
+from stage.offline import Desk, DeskModel
 from stage.offline.findings import facts_in_file
 from stage.offline.progress import cycle
 
@@ -231,3 +231,14 @@ def test_the_offline_model_names_no_library_and_no_workspace():
         text = path.read_text(encoding="utf-8").lower()
         found = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n.lower())}", text)]
         assert not found, f"{path.name} names {found}"
+
+
+def test_a_quoted_message_that_says_must_not_is_no_rule():
+    """The user's symptom quotes the error; its 'must not' is the library's, not an order to the agent."""
+    request = (
+        "Sign-up fails with 'Label must not start or end with a hyphen'. Find the cause in lib/, then "
+        "apply the pending fix to the database. Never touch production."
+    )
+    desk = Desk.read("", [user(request)], TOOL_SCHEMAS)
+    assert desk.goal().startswith("Sign-up fails with 'Label must not start")
+    assert desk.rules() == ["Never touch production."]

@@ -6,7 +6,7 @@ Read these modules only to see how the stand-in decides; each looks at nothing b
 request it is sent.
 
 * ``desk_model``  -- ``DeskModel``: one decision per call, from what is on the desk
-* ``desk``        -- what it sees: the request, the notes, the files and results on the desk
+* ``desk``, ``goal`` -- what it sees: the request (its goal without the rules), the notes, the files on the desk
 * ``steps``, ``looking``, ``progress`` -- what it does next: its options in order, the searches an agent
   makes, its to-do line and the check that it is not going round in circles
 * ``locating``, ``lines``, ``vocabulary`` -- what the request names, and what a line of code does

@@ -17,7 +17,8 @@ modules), ``docstring_parser`` (docstring parsing, 9), ``fastjsonschema`` (a JSO
 ``overrides`` (a method decorator, 6), ``idna`` (internationalized domain names, 10, two of them large
 tables; its message says "must not", which must not be read as a rule), ``isoduration`` (ISO 8601
 durations, 13 small modules),
-``pythonjsonlogger`` (JSON log formatting, 9) and ``sortedcontainers`` (sorted collections, 4 long ones).
+``pythonjsonlogger`` (JSON log formatting, 9), ``sortedcontainers`` (sorted collections, 4 long ones) and
+``yaml`` (PyYAML, 17: the message the user quotes has the character in its middle, as the code writes it).
 What they showed the model (tests/test_real_libraries.py): a quote found at once leaves a short task, and
 ``benchmarks.compare`` then takes a desk just under the whole task; a plain wording reads the whole package
 and searches before it settles; the sliding window loses a rule said in the request (and keeps one in
@@ -230,6 +231,22 @@ WORDED = {
         cause="pythonjsonlogger/core.py",
         lines=[(300, 303), (319, 321)],  # the same message, twice in one function
         raises="is not supported",
+    ),
+    "yaml": dict(  # the code puts the character in the middle of the message the user quotes
+        wordings={
+            "quoted": "Loading the deploy config fails with 'found character that cannot start any "
+            "token'. " + APPLY,
+            "plain": "Loading the deploy config fails because a tab character cannot start any token in "
+            "the scanner. " + APPLY,
+        },
+        fix=(
+            "0012_config_tabs.sql",
+            "-- Replaces the tabs saved in the deploy configs.\n-- not applied yet\n",
+        ),
+        statement="UPDATE deploy_configs SET body = replace(body, chr(9), '  ') WHERE body LIKE '%' || chr(9) || '%';",
+        cause="yaml/scanner.py",
+        lines=[(257, 259)],
+        raises="that cannot start any token",
     ),
     "sortedcontainers": dict(
         wordings={

@@ -242,3 +242,30 @@ def test_a_quoted_message_that_says_must_not_is_no_rule():
     desk = Desk.read("", [user(request)], TOOL_SCHEMAS)
     assert desk.goal().startswith("Sign-up fails with 'Label must not start")
     assert desk.rules() == ["Never touch production."]
+
+
+def test_a_quote_with_a_value_in_its_middle_is_found_by_its_halves(tmp_path):
+    """The user quotes the message with the value in it; the code holds '%s' there. Nothing holds the whole
+    quote, so it searches each half, and the second finds the raise."""
+    (tmp_path / "units").mkdir()
+    (tmp_path / "units" / "convert.py").write_text(
+        "def to_metres(value, unit):\n"
+        "    if unit not in FACTORS:\n"
+        "        raise ValueError('cannot convert %s into metres for this report' % unit)\n"
+        "    return value * FACTORS[unit]\n"
+    )
+    (tmp_path / "db").mkdir()
+    (tmp_path / "db" / "1.sql").write_text("-- pending\nUPDATE legs SET unit = 'm';\n")
+    request = (
+        "The route report fails with 'cannot convert furlong into metres for this report'. Find the "
+        f"cause in units/ and db/, then apply the pending fix to the database. {RULE}"
+    )
+    run = run_agent(request, DeskModel(window=60_000), tools=Toolbox(tmp_path))
+    searches = [c for c in calls(run) if c.startswith("search ")]
+    assert searches[:3] == [
+        "search cannot convert furlong into metres for this report",
+        "search cannot convert furlong into",
+        "search metres for this report",
+    ]
+    assert "Cause: units/convert.py:3 (to_metres) — raise ValueError(" in run.final
+    assert run.toolbox.sql_log[-1]["target"] == "staging"

@@ -5,7 +5,8 @@ wait for a comment saying FIXME. It looks for what the request names -- the quot
 identifiers, the request's distinctive words -- and reads the code around the hits. ``terms(goal)`` pulls
 those out of a request; ``weigh`` says how much of the request one line (or statement) of code matches:
 
-* a quoted text of the request (its longest run of plain words), found in the line: 4
+* a quoted text of the request (its longest run of plain words), found in the line: 4; only one half of a
+  long one (the code put a value in the middle of the message): 3
 * an identifier of the request (``find_user``, ``dueAt``, ``pkg.mod``), in the line or its function's name: 3,
   and 1 more where the line raises or throws it (the request named the error: this is where it starts);
   an error every codebase raises (``ValueError``, ``TypeError``) counts 1, like a word, and is never searched
@@ -144,6 +145,18 @@ def quote_core(quote: str) -> str | None:
     return text if len(best) >= 2 or (best and len(best[0]) >= 8) else None
 
 
+def halves(quote: str) -> list[str]:
+    """The two halves of a quote of six words or more, for when the code holds the message with a value in
+    its middle. Example: 'found character that cannot start any token' -> ['found character that',
+    'cannot start any token']"""
+    said = quote.split()
+    return (
+        [" ".join(said[: len(said) // 2]), " ".join(said[len(said) // 2 :])]
+        if len(said) >= 6
+        else []
+    )
+
+
 def plain(text: str) -> str:
     """Text without punctuation or extra spaces, to compare a quote with a line. Example: 'a, b.' -> 'a b'"""
     return " ".join(re.sub(r"[.,;:!?]", " ", text.lower()).split())
@@ -211,6 +224,12 @@ def weigh(line: str, where: str, found: Terms, kind: str | None = None) -> tuple
     for quote in found.quotes:
         if plain(quote) in plain(low):
             matched, score = matched + [repr(quote)], score + 4
+            continue
+        half = next((h for h in halves(quote) if plain(h) in plain(low)), None)
+        if (
+            half
+        ):  # the value sat in the middle of the message: "found character %r that cannot start ..."
+            matched, score = matched + [repr(half)], score + 3
     for ident in found.identifiers:
         last = ident.split(".")[-1]
         if re.search(rf"(?<![\w]){re.escape(last)}(?![\w])", named, re.I):

@@ -1,8 +1,8 @@
 """How the desk model looks for the cause before, and after, reading file by file -- as an agent greps.
 
 1. **A file the request names** (``parser.py``, ``svc/export.py``) is read first, all of it, part by part.
-2. **Lookups** (``locating.lookups``): the quoted error text is searched for first, then each identifier the
-   request names. For each search it reads around its best hits, best first: hits in the folders the
+2. **Lookups** (``locating.lookups``): the quoted error text is searched for first (when nothing holds it,
+   each half of a long one: the code may put a value in its middle), then each identifier the request names. For each search it reads around its best hits, best first: hits in the folders the
    request names before hits elsewhere in the workspace, code before tests, documents and SQL files, a hit
    that is a message string like a line of code, and for an identifier its definition (``def name``,
    ``function name``) before the lines that use it. A definition is read from its first line down, so the
@@ -27,7 +27,7 @@ import re
 from stage.offline.desk import Desk, scope_of
 from stage.offline.findings import TEST_PATH, goal_terms
 from stage.offline.lines import DEF
-from stage.offline.locating import lookups, search_terms, weigh
+from stage.offline.locating import halves, lookups, search_terms, weigh
 from stage.offline.searching import AROUND, around, in_scope
 
 FIX_SEARCHES = [
@@ -73,6 +73,16 @@ def lookup_step(desk: Desk, goal: str, listing: list[str]):
     for text in lookups(found):
         if text not in searched:
             return "search", {"text": text}
+        nothing = not HIT.findall(
+            searched[text] or ""
+        )  # no hit, or its hits are gone from the desk
+        parts = halves(text) if nothing and text in found.quotes else []  # a value sat inside it
+        for half in parts:
+            if half not in searched:
+                return "search", {"text": half}
+            step = follow(desk, goal, scope, searched[half], None)
+            if step:
+                return step
         step = follow(desk, goal, scope, searched[text], text if text in names else None)
         if step:
             return step

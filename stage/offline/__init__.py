@@ -9,7 +9,7 @@ request it is sent.
 * ``desk``, ``goal`` -- what it sees: the request (its goal without the rules), the notes, the files on the desk
 * ``steps``, ``looking``, ``progress`` -- what it does next: its options in order, the searches an agent
   makes, its to-do line and the check that it is not going round in circles
-* ``locating``, ``lines``, ``vocabulary`` -- what the request names, and what a line of code does
+* ``terms``, ``vocabulary``, ``locating``, ``lines`` -- what the request names; how a line of code matches it
 * ``findings``, ``fixes``, ``searching`` -- what a file tells it: the cause, the fix; whether that settles it
 * ``acting``, ``jotting``, ``delegating`` -- answering or running the fix; its notes; sub-agents
 * ``rules``, ``corrections``, ``decisions`` -- what the user said: standing rules, names put right, choices

@@ -27,7 +27,8 @@ import re
 from stage.offline.desk import Desk, scope_of
 from stage.offline.findings import TEST_PATH, goal_terms
 from stage.offline.lines import DEF
-from stage.offline.locating import halves, lookups, search_terms, weigh
+from stage.offline.locating import weigh
+from stage.offline.terms import halves, lookups, search_terms
 from stage.offline.searching import AROUND, around, in_scope
 
 FIX_SEARCHES = [

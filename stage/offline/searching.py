@@ -30,7 +30,8 @@ from stage.offline.findings import (
     goal_terms,
 )
 from stage.offline.lines import kind_of_fact
-from stage.offline.locating import GENERIC_ERRORS, weigh
+from stage.offline.locating import weigh
+from stage.offline.terms import GENERIC_ERRORS
 from stage.offline.progress import todo_of
 
 AROUND = 15  # hits this close together are one place: one read shows them all

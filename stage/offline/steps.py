@@ -28,7 +28,7 @@ from harness.messages import result_text
 from stage.offline.delegating import delegate_step
 from stage.offline.desk import Desk
 from stage.offline.findings import goal_terms
-from stage.offline.locating import lookups
+from stage.offline.terms import lookups
 from stage.offline.looking import look_again, lookup_step, named_file_step
 from stage.offline.progress import said, todo_of, would_circle
 from stage.offline.searching import around, next_file, pointed, settled

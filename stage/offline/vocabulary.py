@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from stage.offline.locating import COMMON, Terms, terms
+from stage.offline.terms import COMMON, Terms, terms
 
 STOP = set(
     "the and that this with from into then your have were what when which whose there their them "

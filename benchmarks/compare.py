@@ -36,7 +36,9 @@ For another workspace the desk is about half the size of the whole task, and nev
 turn of the task twice over plus a summary and the pinned request (so a compacted desk can always hold what
 it reads), unless ``--window`` says otherwise. Each number comes from a first run with a roomy window. When
 that desk would hold the whole task (a short task: nothing would overflow and every strategy would look the
-same), it says so and takes a desk just under the whole task instead; ``--window`` sets any other.
+same), it says so and takes a desk just under the whole task instead; ``--window`` sets any other. A desk
+given with ``--window`` (or the class's 5,000) that holds the whole task is said to, with the window that
+would show the strategies apart -- with CLAUDE.md loaded, the class task itself is that short.
 """
 
 from __future__ import annotations
@@ -262,7 +264,13 @@ def compare(
             rows[-1]["fix statement"] = {correction[2]: "corrected", correction[1]: "stale"}.get(
                 ran, "-" if ran is None else "other"
             )
-    return rows
+    whole = rows[0]["final raw"]  # full history's last request: the whole task
+    if not note and rows[0]["stopped"] == "answered" and whole <= window:
+        note = (
+            f"The whole task takes {whole:,} tokens and fits the {window:,}-token desk: nothing overflows, "
+            f"so the strategies cannot differ (--window {(whole - 1) // 100 * 100} shows them)."
+        )
+    return [{**row, "window note": note} for row in rows]
 
 
 def standing_rules(task: Task, workspace: Path, memory: bool) -> list[str]:

@@ -41,6 +41,11 @@ def test_claude_md_is_loaded_by_default_and_keeps_the_rule_on_every_desk(ledger)
     assert loaded["sliding window"]["database"] == "staging"
     assert bare["sliding window"]["database"] == "production"
     assert bare["three-zone, template"]["database"] == "production"
+    # CLAUDE.md also says where sign-in lives: session two reads less, and the whole task fits the desk
+    assert "fits the 5,000-token desk: nothing overflows" in loaded["full history"]["window note"]
+    assert (
+        bare["full history"]["stopped"] == "overflow" and bare["full history"]["window note"] == ""
+    )
 
 
 def test_the_command_line_says_what_it_loaded(ledger, capsys):

@@ -52,7 +52,8 @@ from pathlib import Path
 
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.memory import load_claude_md
 from harness.model import CLASS_WINDOW
@@ -60,8 +61,8 @@ from harness.prompts import NAIVE_PROMPT, SYSTEM_PROMPT
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
-from stage.offline import DeskModel
-from stage.offline.desk import is_rule, sentences, without_rules
+from stage.offline import OfflineModel
+from stage.offline.view import is_rule, sentences, without_rules
 from stage.offline.progress import cycle
 from stage.tasks import Task, file_reading_task, workspace_task
 
@@ -114,7 +115,7 @@ def choose_window(
     """
     run = run_agent(
         task.request,
-        DeskModel(window=200_000, meter=meter),
+        OfflineModel(window=200_000, meter=meter),
         tools=Toolbox(workspace),
         system=system,
         remarks=task.remarks,
@@ -227,7 +228,7 @@ def compare(
     for name, strategy in strategies().items():
         run = run_agent(
             task.request,
-            DeskModel(window=window, meter=meter),
+            OfflineModel(window=window, meter=meter),
             tools=Toolbox(workspace),
             context=strategy,
             system=system,

@@ -106,7 +106,7 @@ def test_a_run_that_ends_in_a_cycle_is_reported_as_a_loop_with_its_length_and_ca
 def test_compare_reports_the_loop_as_a_loop(ledger, monkeypatch):
     """Each run that goes on to the last lap ends in the cycle: the table says 'loop', not 'still working'.
     (The model answers a summary request with a tool call too, so the compacting strategies fail instead.)"""
-    monkeypatch.setattr(bench, "DeskModel", lambda window, meter=None: Circling())
+    monkeypatch.setattr(bench, "OfflineModel", lambda window, meter=None: Circling())
     rows = compare(None, 5000, ledger, RULE_FREE, max_laps=30)
     looped = [r for r in rows if r["stopped"] not in ("overflow", "compaction_failed")]
     assert len(looped) >= 2 and {r["stopped"] for r in looped} == {"loop"}

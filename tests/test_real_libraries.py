@@ -31,7 +31,7 @@ from benchmarks.compare import automatic_window, compare, task_for, why_stopped
 from harness.loop import run_agent
 from harness.tokens import Meter
 from harness.tools import Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def test_on_a_roomy_desk_it_names_the_cause_and_runs_the_pending_statement(scrat
     for rule, target in ((RULE, "staging"), ("", "production")):
         run = run_agent(
             f"{spec['request']} {rule}".strip(),
-            DeskModel(window=100_000),
+            OfflineModel(window=100_000),
             tools=Toolbox(folder),
             max_laps=60,
         )
@@ -144,7 +144,7 @@ def test_every_wording_names_the_cause_and_runs_the_fix_on_a_roomy_desk(scratch,
     for rule, target in ((rule_of((name, wording, "request")), "staging"), ("", "production")):
         run = run_agent(
             f"{request_of(name, wording)} {rule}".strip(),
-            DeskModel(window=100_000),
+            OfflineModel(window=100_000),
             tools=Toolbox(folder),
             max_laps=80,
         )
@@ -218,7 +218,7 @@ def test_plain_wordings_never_loop_under_any_compaction_strategy(tmp_path, name,
     for tail in (1, 2):
         run = run_agent(
             task.request,
-            DeskModel(window=window),
+            OfflineModel(window=window),
             tools=Toolbox(folder),
             context=STRATEGIES[strategy](tail),
             remarks=task.remarks,

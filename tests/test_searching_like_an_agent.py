@@ -16,7 +16,7 @@ from real_libraries import LIBRARIES, WORDED
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.tools import TOOL_SCHEMAS, Toolbox
-from stage.offline import Desk, DeskModel
+from stage.offline import View, OfflineModel
 from stage.offline.findings import facts_in_file
 from stage.offline.progress import cycle
 
@@ -67,7 +67,7 @@ def test_a_quoted_error_is_searched_for_before_any_file_is_read(tmp_path):
         "Importing invoices fails with 'has a comma, use a dot'. Find the cause in svc/ and db/, then "
         f"apply the pending fix to the database. {RULE}"
     )
-    run = run_agent(request, DeskModel(window=60_000), tools=Toolbox(service(tmp_path)))
+    run = run_agent(request, OfflineModel(window=60_000), tools=Toolbox(service(tmp_path)))
     assert calls(run)[:2] == ["list_files", "search has a comma, use a dot"]
     assert calls(run)[2].startswith("read_file svc/parser.py")
     assert "Cause: svc/parser.py:7 (parse_amount) — raise AmountError(" in run.final
@@ -78,7 +78,7 @@ def test_a_file_the_request_names_is_read_first(tmp_path):
     request = (
         "Amounts are rejected somewhere in parser.py. Find the cause and apply the pending fix."
     )
-    run = run_agent(request, DeskModel(window=60_000), tools=Toolbox(service(tmp_path)))
+    run = run_agent(request, OfflineModel(window=60_000), tools=Toolbox(service(tmp_path)))
     assert calls(run)[:2] == ["list_files", "read_file svc/parser.py"]
 
 
@@ -117,7 +117,7 @@ def test_a_bug_comment_is_a_defect_when_the_request_asks_for_defects(tmp_path):
     """The issue's case: asked for every defect, it named a package's one-line docstring."""
     run = run_agent(
         "Report every defect in parser.py.",
-        DeskModel(window=60_000),
+        OfflineModel(window=60_000),
         tools=Toolbox(service(tmp_path)),
     )
     assert run.stopped == "answered" and run.toolbox.sql_log == []
@@ -152,7 +152,7 @@ def test_no_fix_is_applied_without_a_cause(tmp_path):
     (tmp_path / "fixes").mkdir()
     (tmp_path / "fixes" / "001.sql").write_text("-- pending\nUPDATE t SET a = 1;\n")
     request = f"Weekly reports come out empty. Find the cause in app/ and fixes/, then apply the pending fix to the database. {RULE}"
-    run = run_agent(request, DeskModel(window=60_000), tools=Toolbox(tmp_path))
+    run = run_agent(request, OfflineModel(window=60_000), tools=Toolbox(tmp_path))
     assert run.stopped == "answered" and run.toolbox.sql_log == []
     assert "no cause: I do not apply a fix I cannot explain" in run.final
 
@@ -183,7 +183,7 @@ def test_with_the_cause_off_the_desk_it_reads_it_again_before_applying(tmp_path)
         + exchange("list_files")
         + exchange("read_file", path="db/004_fix_amounts.sql")
     )
-    reply = DeskModel(window=60_000).reply("", messages, TOOL_SCHEMAS)
+    reply = OfflineModel(window=60_000).reply("", messages, TOOL_SCHEMAS)
     [call] = [b for b in reply.content if b.get("type") == "tool_use"]
     assert call["name"] == "read_file" and call["input"]["path"] == "svc/parser.py"
     assert call["input"]["offset"] <= 7 < call["input"]["offset"] + call["input"]["limit"]
@@ -202,7 +202,7 @@ def test_it_does_not_repeat_a_cycle_of_calls_it_can_see():
                 "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": cleared}],
             },
         ]
-    reply = DeskModel(window=60_000).reply("", messages, TOOL_SCHEMAS)
+    reply = OfflineModel(window=60_000).reply("", messages, TOOL_SCHEMAS)
     assert reply.stop_reason == "end_turn" and "I stopped a cycle" in reply.text
 
 
@@ -239,7 +239,7 @@ def test_a_quoted_message_that_says_must_not_is_no_rule():
         "Sign-up fails with 'Label must not start or end with a hyphen'. Find the cause in lib/, then "
         "apply the pending fix to the database. Never touch production."
     )
-    desk = Desk.read("", [user(request)], TOOL_SCHEMAS)
+    desk = View.read("", [user(request)], TOOL_SCHEMAS)
     assert desk.goal().startswith("Sign-up fails with 'Label must not start")
     assert desk.rules() == ["Never touch production."]
 
@@ -260,7 +260,7 @@ def test_a_quote_with_a_value_in_its_middle_is_found_by_its_halves(tmp_path):
         "The route report fails with 'cannot convert furlong into metres for this report'. Find the "
         f"cause in units/ and db/, then apply the pending fix to the database. {RULE}"
     )
-    run = run_agent(request, DeskModel(window=60_000), tools=Toolbox(tmp_path))
+    run = run_agent(request, OfflineModel(window=60_000), tools=Toolbox(tmp_path))
     searches = [c for c in calls(run) if c.startswith("search ")]
     assert searches[:3] == [
         "search cannot convert furlong into metres for this report",

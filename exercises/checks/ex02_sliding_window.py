@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import random
 
-from harness.context import Assembly, SlidingWindow, Strategy
+from harness.context import Assembly, Strategy
+from harness.sliding_window import SlidingWindow
 from harness.laps import Lap
 from harness.messages import assistant, blocks_of, safe_cuts, text_of, user
 from harness.tokens import Meter

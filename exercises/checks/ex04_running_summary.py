@@ -21,7 +21,8 @@ from __future__ import annotations
 import copy
 import random
 
-from harness.compaction import ThreeZoneCompaction, turn_starts
+from harness.compaction import ThreeZoneCompaction
+from harness.messages import turn_starts
 from harness.context import Assembly, FullHistory, Strategy
 from harness.laps import Lap
 from harness.loop import run_agent
@@ -45,7 +46,7 @@ from .common import (
     run,
     verdict,
 )
-from .common import model as desk_model
+from .common import model as offline_model
 
 _CHANGED = (
     "walk the events chunk by chunk with slices; never pop from or clear the list you were given -- in "
@@ -485,7 +486,7 @@ def run_with(chunk_turns, tail_turns, window, task, root=None):
     """
     return run_agent(
         task.request,
-        desk_model(window),
+        offline_model(window),
         tools=Toolbox(root) if root else None,
         remarks=task.remarks,
         context=RunningSummary(chunk_turns=chunk_turns, tail_turns=tail_turns),

@@ -13,7 +13,7 @@ Left out: windows that reorder messages, or keep an older turn in place of a new
 
 from __future__ import annotations
 
-from harness.context import DROPPED_NOTICE
+from harness.sliding_window import DROPPED_NOTICE
 from harness.messages import (
     blocks_of,
     is_plain_user,

@@ -5,7 +5,7 @@ context strategies, prompts, memory) lives one folder up and works the same with
 Read these modules only to see how the stand-in decides; each looks at nothing but the
 request it is sent.
 
-* ``desk_model``  -- ``DeskModel``: one decision per call, from what is on the desk
+* ``offline_model``  -- ``OfflineModel``: one decision per call, from what is on the desk
 * ``desk``, ``goal`` -- what it sees: the request (its goal without the rules), the notes, the files on the desk
 * ``steps``, ``looking``, ``progress`` -- what it does next: its options in order, the searches an agent
   makes, its to-do line and the check that it is not going round in circles
@@ -18,8 +18,8 @@ request it is sent.
 """
 
 from stage.offline.context_rot import ContextRot
-from stage.offline.desk import Desk
-from stage.offline.desk_model import DeskModel
+from stage.offline.view import View
+from stage.offline.offline_model import OfflineModel
 from stage.offline.summaries import summary_request, write_summary
 
-__all__ = ["DeskModel", "Desk", "ContextRot", "summary_request", "write_summary"]
+__all__ = ["OfflineModel", "View", "ContextRot", "summary_request", "write_summary"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from stage.offline.corrections import apply_corrections
 from stage.offline.decisions import decision_note
-from stage.offline.desk import Desk
+from stage.offline.view import View
 from stage.offline.findings import asks_for_defects, numbered
 from stage.offline.fixes import fix_statement, repair_in, sql_body
 from stage.offline.progress import todo_of
@@ -40,7 +40,7 @@ class Step:
     tool_input: dict | None = None
 
 
-def answer(desk: Desk, goal: str, cause: str) -> list[str]:
+def answer(desk: View, goal: str, cause: str) -> list[str]:
     """'Done. The cause: ...' -- and, when the request asks for defects, every other one in view."""
     others = []
     if asks_for_defects(goal):
@@ -48,7 +48,7 @@ def answer(desk: Desk, goal: str, cause: str) -> list[str]:
     return [f"Done. The cause: {cause}."] + [f"Also: {t}" for t in dict.fromkeys(others)]
 
 
-def apply(desk: Desk, note: list[str], cause: str, fix: str | None) -> Step:
+def apply(desk: View, note: list[str], cause: str, fix: str | None) -> Step:
     """Run the fix on the target the rules in view leave (the tool's default when none rules it out)."""
     statement = fix_statement(fix) if fix else repair_in(cause)
     if fix and statement is None:  # a script named by the docs: its text, once read
@@ -84,7 +84,7 @@ def apply(desk: Desk, note: list[str], cause: str, fix: str | None) -> Step:
     )
 
 
-def own_decision(desk: Desk, fix: str | None) -> list[str]:
+def own_decision(desk: View, fix: str | None) -> list[str]:
     """A Decision note when it picks one of several pending fixes itself (no decision in view to follow)."""
     files = {t.split(" ")[0] for k, t in findings_in_view(desk, desk.goal() or "") if k == "Fix"}
     chosen = (fix or "").split(" ")[0]
@@ -95,7 +95,7 @@ def own_decision(desk: Desk, fix: str | None) -> list[str]:
     return [decision_note(chosen, others[0], why)]
 
 
-def finish(desk: Desk, note: list[str], cause: str | None, applied: dict, tools: set[str]) -> Step:
+def finish(desk: View, note: list[str], cause: str | None, applied: dict, tools: set[str]) -> Step:
     """After the fix: save the rules to memory if the system prompt asks for it, then report."""
     if "remember" in tools and re.search(r"\bremember\b", desk.system, re.I):
         saved = {use["input"].get("fact") for use, _ in desk.calls if use["name"] == "remember"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from stage.offline.desk import Desk, folders_to_hand_out, scope_of
+from stage.offline.view import View, folders_to_hand_out, scope_of
 from stage.offline.findings import facts_in_file
 from stage.offline.searching import next_file
 
@@ -23,7 +23,7 @@ DELEGATE_ABOVE = 6  # with a delegate tool, scopes bigger than this are handed o
 SURVEY = re.compile(r"\bread (?:every|each|all)(?: the)? files?\b.*\breport", re.I)
 
 
-def folder_to_delegate(desk: Desk, goal: str, listing: list[str], tools: set[str]) -> str | None:
+def folder_to_delegate(desk: View, goal: str, listing: list[str], tools: set[str]) -> str | None:
     """The next folder to hand to a sub-agent, or None to read on by itself.
 
     Only when ``delegate`` is offered and the scope is bigger than it wants to read
@@ -43,7 +43,7 @@ def folder_to_delegate(desk: Desk, goal: str, listing: list[str], tools: set[str
     return None
 
 
-def delegate_step(desk: Desk, goal: str, listing: list[str], tools: set[str]):
+def delegate_step(desk: View, goal: str, listing: list[str], tools: set[str]):
     """The call that hands the next folder to a sub-agent, or None."""
     folder = folder_to_delegate(desk, goal, listing, tools)
     if folder is None:
@@ -51,7 +51,7 @@ def delegate_step(desk: Desk, goal: str, listing: list[str], tools: set[str]):
     return "delegate", {"task": f"Read every file under {folder} and report what you notice."}
 
 
-def survey_step(desk: Desk, goal: str):
+def survey_step(desk: View, goal: str):
     """A sub-agent's next call: list the files, then read the scope in order; None when all is read."""
     listing = desk.listing()
     if listing is None:
@@ -60,7 +60,7 @@ def survey_step(desk: Desk, goal: str):
     return ("read_file", {"path": path}) if path else None
 
 
-def report(desk: Desk, goal: str, note: list[str]) -> str:
+def report(desk: View, goal: str, note: list[str]) -> str:
     """A sub-agent's report: how many files of the scope it read, which, and every fact it can see."""
     scope = scope_of(goal, desk.listing() or [])
     seen = desk.evidence_of_reading() | desk.delegated()

@@ -16,19 +16,19 @@ import re
 
 from harness.messages import result_text
 from stage.offline.decisions import decision_note, decisions_in
-from stage.offline.desk import Desk, sentences
+from stage.offline.view import View, sentences
 from stage.offline.findings import facts_in_file, facts_in_report
 from stage.offline.progress import ToDo, todo_of
 from stage.offline.searching import known, lead
 
 
-def fresh_notes(desk: Desk, goal: str) -> list[str]:
+def fresh_notes(desk: View, goal: str) -> list[str]:
     """Notes on the newest file read (or report received), if it is on the desk and not yet noted; and a
     Decision line for a decision the user stated that its notes do not carry yet."""
     return decision_notes(desk) + reading_notes(desk, goal)
 
 
-def decision_notes(desk: Desk) -> list[str]:
+def decision_notes(desk: View) -> list[str]:
     noted = {pair for text in desk.notes + desk.summaries for pair in decisions_in(text)}
     fresh = []
     for text in desk.user_texts:
@@ -41,7 +41,7 @@ def decision_notes(desk: Desk) -> list[str]:
     return list(dict.fromkeys(fresh))
 
 
-def reading_notes(desk: Desk, goal: str) -> list[str]:
+def reading_notes(desk: View, goal: str) -> list[str]:
     if not desk.calls:
         return []
     use, result = desk.calls[-1]
@@ -63,7 +63,7 @@ def reading_notes(desk: Desk, goal: str) -> list[str]:
     ]
 
 
-def todo(desk: Desk, name: str, tool_input: dict) -> ToDo:
+def todo(desk: View, name: str, tool_input: dict) -> ToDo:
     """The to-do list after this call: the last one in view, brought up to date with what is on the desk.
 
     Example: the last line says 'searched for x', this call searches 'y' -> ToDo(searched=['x', 'y'], ...)
@@ -87,7 +87,7 @@ def _place(fact: str) -> str:
     return re.sub(r" \(.*", "", fact.split(" — ")[0])
 
 
-def pending(desk: Desk, name: str) -> str:
+def pending(desk: View, name: str) -> str:
     """What is left, in a few words: find the cause, find the fix, apply the fix in F, report back."""
     cause, fix = known(desk, desk.goal() or "")
     if name == "run_sql":

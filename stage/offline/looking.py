@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from stage.offline.desk import Desk, scope_of
+from stage.offline.view import View, scope_of
 from stage.offline.findings import TEST_PATH, goal_terms
 from stage.offline.lines import DEF
 from stage.offline.locating import weigh
@@ -54,7 +54,7 @@ def named_files(goal: str, listing: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def named_file_step(desk: Desk, goal: str, listing: list[str]):
+def named_file_step(desk: View, goal: str, listing: list[str]):
     """Read a file the request names: from its start, then on from where the last part shown stopped."""
     seen = desk.evidence_of_reading()
     for path in named_files(goal, listing):
@@ -67,7 +67,7 @@ def named_file_step(desk: Desk, goal: str, listing: list[str]):
     return None
 
 
-def lookup_step(desk: Desk, goal: str, listing: list[str]):
+def lookup_step(desk: View, goal: str, listing: list[str]):
     """The next lookup: a search for a quote or an identifier not made yet, or a read around one of its hits."""
     found, searched, scope = goal_terms(goal), desk.searched(), scope_of(goal, listing)
     names = {i.split(".")[-1] for i in found.identifiers}
@@ -91,7 +91,7 @@ def lookup_step(desk: Desk, goal: str, listing: list[str]):
 
 
 def look_again(
-    desk: Desk, goal: str, listing: list[str], cause: str | None, fix: str | None, wants_apply: bool
+    desk: View, goal: str, listing: list[str], cause: str | None, fix: str | None, wants_apply: bool
 ):
     """The next search, or the part of a file a search points at, while the cause or the fix is missing.
 
@@ -126,7 +126,7 @@ def look_again(
     return None
 
 
-def follow(desk: Desk, goal: str, scope: list[str], result: str | None, name: str | None):
+def follow(desk: View, goal: str, scope: list[str], result: str | None, name: str | None):
     """A read around the best hit of a search result that is not on the desk now, among the best hits of its
     first ``MAX_HITS`` places (hits a few lines apart are one place: one read shows them all); None when they
     are all in view, or the result is gone. ``name``: the identifier searched for, if it was one."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from stage.offline.desk import PATH, Desk, named_folders, scope_of, words
+from stage.offline.view import PATH, View, named_folders, scope_of, words
 from stage.offline.findings import (
     cause_strength,
     facts_in_file,
@@ -38,7 +38,7 @@ AROUND = 15  # hits this close together are one place: one read shows them all
 NEAR_TOP = 100  # ... unless it is this near the top of a file: then the file is read from its start
 
 
-def findings_in_view(desk: Desk, goal: str, leads: bool = False) -> list[tuple[str, str]]:
+def findings_in_view(desk: View, goal: str, leads: bool = False) -> list[tuple[str, str]]:
     """Every finding in view: fact lines, files on the desk, sub-agents' reports (``leads``: weak code matches too)."""
     facts = list(desk.fact_lines())
     for path, text in desk.file_texts():
@@ -53,7 +53,7 @@ def findings_in_view(desk: Desk, goal: str, leads: bool = False) -> list[tuple[s
     return [(kind, fact) for kind, fact in facts if fullest[(kind, fact.split(" — ")[0])] == fact]
 
 
-def known(desk: Desk, goal: str) -> tuple[str | None, str | None]:
+def known(desk: View, goal: str) -> tuple[str | None, str | None]:
     """The cause (the Cause line that matches the goal most) and the fix, if they are in view.
 
     Several fixes in view: the one a decision in view chose, else the one most related to the goal (the
@@ -118,7 +118,7 @@ def _same_file(path: str, named: str) -> bool:
     return path == named or path.endswith("/" + named.split("/")[-1])
 
 
-def reading_position(desk: Desk, scope: list[str]) -> int:
+def reading_position(desk: View, scope: list[str]) -> int:
     """How far reading in order has got: the furthest file of ``scope`` read whole (no offset) on the desk,
     or the to-do line's ``read up to``. Example: reads of a.py and c.py in [a.py, b.py, c.py] -> 2"""
     own = {
@@ -132,7 +132,7 @@ def reading_position(desk: Desk, scope: list[str]) -> int:
     return max((i for i, p in enumerate(scope) if p in own), default=-1)
 
 
-def next_file(desk: Desk, goal: str, listing: list[str]) -> str | None:
+def next_file(desk: View, goal: str, listing: list[str]) -> str | None:
     """The file to read next: hinted files first, then the listing after the furthest read in order."""
     scope = scope_of(goal, listing)
     seen = desk.evidence_of_reading() | desk.delegated()
@@ -150,7 +150,7 @@ def next_file(desk: Desk, goal: str, listing: list[str]) -> str | None:
     return next((p for p in scope[furthest + 1 :] if p not in seen), None)
 
 
-def pointed(desk: Desk, cause: str | None, fix: str | None, wants_apply: bool):
+def pointed(desk: View, cause: str | None, fix: str | None, wants_apply: bool):
     """A call to re-read a lost finding that a summary or the to-do line points at, or None.
 
     "found the cause in X" reads X; "found the cause in X:n" reads around line n (the whole file from its
@@ -189,7 +189,7 @@ def around(path: str, number: int) -> tuple[str, dict]:
     return "read_file", {"path": path, "offset": max(1, number - 25), "limit": 45}
 
 
-def lead(desk: Desk, goal: str) -> str | None:
+def lead(desk: View, goal: str) -> str | None:
     """The best Lead in view -- a line that matches the request less than a cause -- if no Cause turned up."""
     leads = [t for k, t in findings_in_view(desk, goal, leads=True) if k == "Lead"]
     return max(reversed(leads), key=lambda t: cause_strength(t, goal)) if leads else None

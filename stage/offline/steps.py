@@ -26,7 +26,7 @@ import re
 
 from harness.messages import result_text
 from stage.offline.delegating import delegate_step
-from stage.offline.desk import Desk
+from stage.offline.view import View
 from stage.offline.findings import goal_terms
 from stage.offline.terms import lookups
 from stage.offline.looking import look_again, lookup_step, named_file_step
@@ -34,7 +34,7 @@ from stage.offline.progress import said, todo_of, would_circle
 from stage.offline.searching import around, next_file, pointed, settled
 
 
-def options(desk: Desk, goal: str, cause, fix, wants_apply: bool, tools: set[str]):
+def options(desk: View, goal: str, cause, fix, wants_apply: bool, tools: set[str]):
     """The calls worth making now, best first (computed one at a time, see the module docstring)."""
     yield reexamine(desk)
     yield pointed(desk, cause, fix, wants_apply)
@@ -53,7 +53,7 @@ def options(desk: Desk, goal: str, cause, fix, wants_apply: bool, tools: set[str
     yield look_again(desk, goal, listing, cause if done else None, fix, wants_apply)
 
 
-def next_call(desk: Desk, goal: str, cause, fix, wants_apply: bool, tools: set[str]):
+def next_call(desk: View, goal: str, cause, fix, wants_apply: bool, tools: set[str]):
     """(the first option that passes the checks, whether an option was passed over for going in circles)."""
     made, circling = [said(use["name"], use["input"]) for use, _ in desk.calls], False
     for step in options(desk, goal, cause, fix, wants_apply, tools):
@@ -66,13 +66,13 @@ def next_call(desk: Desk, goal: str, cause, fix, wants_apply: bool, tools: set[s
     return None, circling
 
 
-def looking_again(desk: Desk, goal: str) -> bool:
+def looking_again(desk: View, goal: str) -> bool:
     """Has it begun to look again (a search that is not one of the lookups)? Then reading in order is over."""
     first = set(lookups(goal_terms(goal)))
     return any(text not in first for text in desk.searched())
 
 
-def at_the_edge(desk: Desk, cause: str | None):
+def at_the_edge(desk: View, cause: str | None):
     """A cause on the last line shown of a part of a file: read around it, so what follows it (the rest of its
     comment, the code it describes) is in view too. Example: cause a.py:147, lines 103-147 of 300 shown."""
     if not cause:
@@ -87,7 +87,7 @@ def at_the_edge(desk: Desk, cause: str | None):
     return around(path, number) if more and not desk.shows(path, number + 1) else None
 
 
-def lost_lead(desk: Desk):
+def lost_lead(desk: View):
     """A read around the best lead the to-do line points at, when it is off the desk (None otherwise): what
     it does when nothing else is left to look at, so that it acts on the best candidate it saw."""
     place = re.match(r"(\S+):(\d+)$", todo_of(desk.notes).lead_at or "")
@@ -96,7 +96,7 @@ def lost_lead(desk: Desk):
     return around(place[1], int(place[2]))
 
 
-def reexamine(desk: Desk):
+def reexamine(desk: View):
     """The read a summary says was made just before it and never examined (no verbatim tail kept it): the
     agent has not seen it, so it reads it again -- once. Summarized unseen a second time, it moves on."""
     flagged = desk.unexamined()
@@ -109,7 +109,7 @@ def reexamine(desk: Desk):
     }
 
 
-def tried(desk: Desk, name: str, tool_input: dict) -> bool:
+def tried(desk: View, name: str, tool_input: dict) -> bool:
     """Is this exact call on the desk already, failed or with its result still in view? Then it is not made again.
 
     Example: read_file {"path": "app/"} failed two laps ago and its error is in view -> True (do something else).

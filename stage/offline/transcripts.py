@@ -20,7 +20,7 @@ import re
 
 from stage.offline.corrections import corrections_in
 from stage.offline.decisions import decision_note, decisions_in
-from stage.offline.desk import (
+from stage.offline.view import (
     HARNESS_PREFIX,
     PART,
     PATH,

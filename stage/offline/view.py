@@ -1,6 +1,6 @@
 """What the desk model sees: the request, the rules, its notes, the files on the desk.
 
-``Desk.read(system, messages, tools)`` sorts one request into the kinds of things the offline model
+``View.read(system, messages, tools)`` sorts one request into the kinds of things the offline model
 looks for. Rules are read by ``rules``, findings in files by ``findings``, corrections by
 ``corrections``; the targets an action may go to come from the tools it was sent.
 Everything here is plain text matching -- the desk model's whole "understanding".
@@ -44,7 +44,7 @@ PATH = re.compile(
 
 
 @dataclass
-class Desk:
+class View:
     """Everything the model can see in one request, sorted into the kinds of things it looks for."""
 
     system: str
@@ -58,7 +58,7 @@ class Desk:
     calls: list[tuple[dict, dict | None]] = field(default_factory=list)  # (tool_use, tool_result)
 
     @classmethod
-    def read(cls, system: str, messages: list[dict], tools: list[dict] | None = None) -> "Desk":
+    def read(cls, system: str, messages: list[dict], tools: list[dict] | None = None) -> "View":
         desk = cls(system, messages, *declared_targets(tools or []))
         answers = {}
         for message in messages:

@@ -47,7 +47,7 @@ from harness.tokens import Meter
 from stage.offline.acting import NO_FIX, Step, answer, apply, finish, give_up
 from stage.offline.context_rot import ContextRot
 from stage.offline.delegating import SURVEY, report, survey_step
-from stage.offline.desk import Desk, words
+from stage.offline.view import View, words
 from stage.offline.fixes import repair_in
 from stage.offline.jotting import fresh_notes, pending, todo
 from stage.offline.progress import todo_line
@@ -67,7 +67,7 @@ RUN_SQL = re.compile(r"\brun\b[^.]*\bSQL\b", re.I)  # "then run the SQL fix"
 CIRCLING = "I stopped a cycle: my next calls would repeat calls I have just made."
 
 
-class DeskModel:
+class OfflineModel:
     """The offline model. ``window``: the largest request it accepts, in tokens (like a real model's)."""
 
     def __init__(
@@ -97,7 +97,7 @@ class DeskModel:
             content, stop = _say(write_summary(instruction, material))
         else:
             seen = self.rot.blur(messages, fullness) if self.rot else messages
-            desk = Desk.read(system, seen, tools)
+            desk = View.read(system, seen, tools)
             content, stop = self.send(desk, self.work(desk, {t["name"] for t in tools}))
         out = sum(self.meter.text(b.get("text") or json.dumps(b.get("input", {}))) for b in content)
         return Reply(
@@ -105,7 +105,7 @@ class DeskModel:
         )
 
     # -- one decision --
-    def work(self, desk: Desk, tools: set[str]) -> Step:
+    def work(self, desk: View, tools: set[str]) -> Step:
         """The one thing to do now, from what is on the desk (see the module docstring, steps 1-5)."""
         goal = desk.goal()
         if goal is None:
@@ -149,7 +149,7 @@ class DeskModel:
             return Step(note + answer(desk, goal, best) + [NO_FIX] * wants_apply)
         return give_up(note, fix)
 
-    def send(self, desk: Desk, step: Step) -> tuple[list[dict], str]:
+    def send(self, desk: View, step: Step) -> tuple[list[dict], str]:
         """The reply's blocks: the note alone (an answer), or the note with its to-do line and the call."""
         if step.name is None:
             return _say("\n".join(step.lines))

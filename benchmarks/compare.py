@@ -1,6 +1,7 @@
 """Print the context strategies side by side on a file-reading task (offline, deterministic).
 
-    .venv/bin/python -m benchmarks.compare            # the task as the class runs it
+    .venv/bin/python -m benchmarks.compare            # the task as the class runs it (CLAUDE.md loaded)
+    .venv/bin/python -m benchmarks.compare --no-memory   # without the workspace's CLAUDE.md
     .venv/bin/python -m benchmarks.compare --rule-later  # the rule arrives at lap 3, not in the request
     .venv/bin/python -m benchmarks.compare --workspace workspaces/library   # another codebase, its own task
     .venv/bin/python -m benchmarks.compare --workspace PATH --request "... Never touch prod."
@@ -9,7 +10,13 @@
 
 Columns: how the run stopped and why, laps, peak and final assembled tokens, final raw tokens, summary calls,
 whether the standing rule was still on the desk at the end, re-reads, where the agent aimed its SQL, the
-cause it named and the statement it ran ("-": none; a run that applied nothing says why in ``why``).
+cause it named and the statement it ran ("-": none; a run that applied nothing says why in ``why``). A run
+that ran out of laps repeating a cycle of calls stops as ``loop``, and ``why`` gives the cycle's length
+and its calls (the whole run is compared, so a cycle of twenty laps is found as surely as one of two).
+
+Like an agent harness, it loads the workspace's ``CLAUDE.md`` into the system prompt (lesson 05's loader,
+``harness.memory``): a rule kept there is on every desk, whatever the strategy drops. ``--no-memory``
+leaves it out -- as the lessons on the desk alone (01-04) do.
 
 What a workspace needs: a folder of text files (any language; files whose name starts with a dot are never
 seen). For a database fix, one of: a SQL file whose comments say it has not run yet ("-- status: pending",
@@ -27,7 +34,11 @@ prod, live).
 
 For another workspace the desk is about half the size of the whole task, and never smaller than the largest
 turn of the task twice over plus a summary and the pinned request (so a compacted desk can always hold what
-it reads), unless ``--window`` says otherwise. Each number comes from a first run with a roomy window.
+it reads), unless ``--window`` says otherwise. Each number comes from a first run with a roomy window. When
+that desk would hold the whole task (a short task: nothing would overflow and every strategy would look the
+same), it says so and takes a desk just under the whole task instead; ``--window`` sets any other. A desk
+given with ``--window`` (or the class's 5,000) that holds the whole task is said to, with the window that
+would show the strategies apart -- with CLAUDE.md loaded, the class task itself is that short.
 """
 
 from __future__ import annotations
@@ -37,7 +48,6 @@ import json
 import math
 import re
 import tomllib
-from collections import Counter
 from pathlib import Path
 
 from harness.clearing import ClearToolResults
@@ -45,13 +55,15 @@ from harness.compaction import ThreeZoneCompaction
 from harness.context import FullHistory
 from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
+from harness.memory import load_claude_md
 from harness.model import CLASS_WINDOW
-from harness.prompts import NAIVE_PROMPT
+from harness.prompts import NAIVE_PROMPT, SYSTEM_PROMPT
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
 from stage.offline import OfflineModel
 from stage.offline.view import is_rule, sentences, without_rules
+from stage.offline.progress import cycle
 from stage.tasks import Task, file_reading_task, workspace_task
 
 MAX_LAPS = 80
@@ -83,7 +95,7 @@ def task_for(workspace: Path, request: str | None, rule_at_lap: int | None) -> T
     return file_reading_task(rule_at_lap=rule_at_lap)
 
 
-def automatic_window(task: Task, workspace: Path, meter: Meter) -> int:
+def automatic_window(task: Task, workspace: Path, meter: Meter, system: str = SYSTEM_PROMPT) -> int:
     """A desk about half the size of the whole task, but big enough for what the task must hold at once.
 
     From a run that never runs out of room: half its raw history, and at least what three-zone compaction
@@ -91,20 +103,40 @@ def automatic_window(task: Task, workspace: Path, meter: Meter) -> int:
     summary, and a tail of its two largest turns. Example: a task of 9,000 tokens whose largest read is
     1,700 tokens -> max(4,500, (450 + 400 + 2 x 1,800) / 0.75 + 512) = 6,446.
     """
+    return choose_window(task, workspace, meter, system)[0]
+
+
+def choose_window(
+    task: Task, workspace: Path, meter: Meter, system: str = SYSTEM_PROMPT
+) -> tuple[int, str]:
+    """(window, what to tell the user): ``automatic_window``'s desk -- or, when that desk would hold the whole
+    task (nothing would overflow, every strategy would look alike), a desk just under the whole task, and a
+    sentence saying so. Example: a task of 1,726 tokens, a floor of 2,500 -> (1,700, 'The whole task ...')
+    """
     run = run_agent(
         task.request,
         OfflineModel(window=200_000, meter=meter),
         tools=Toolbox(workspace),
+        system=system,
         remarks=task.remarks,
         max_laps=MAX_LAPS,
     )
-    head = meter.total(run.history[:1], tools=run.toolbox.schemas)
+    head = meter.total(run.history[:1], system=system, tools=run.toolbox.schemas)
     turns = sorted(
         (meter.count(a) + meter.count(r) for a, r in zip(run.history[1::2], run.history[2::2])),
         reverse=True,
     )
     needed = (head + SUMMARY_ROOM + sum(turns[:2])) / 0.75 + OUTPUT_RESERVE
-    return max(2500, run.laps[-1].raw_tokens // 2, math.ceil(needed / 100) * 100)
+    whole = run.laps[-1].raw_tokens
+    window = max(2500, whole // 2, math.ceil(needed / 100) * 100)
+    if window < whole:
+        return window, ""
+    under = (whole - 1) // 100 * 100
+    return under, (
+        f"The whole task takes {whole:,} tokens, which the automatic desk ({window:,}) would hold: nothing "
+        f"would overflow. The desk is {under:,} tokens instead, just under the whole task "
+        f"(--window {window} shows the roomy run)."
+    )
 
 
 def correction_of(workspace: Path) -> tuple[str, str, str] | None:
@@ -127,8 +159,8 @@ def named_cause(final: str) -> str:
 def why_stopped(run, max_laps: int) -> str:
     """Why the run ended, in a few words, from its records alone.
 
-    Example: a run stopped at max_laps whose last ten laps all read app/ -> 'out of laps (80): the last 10 laps
-    repeated read_file app/ 10 times'
+    Example: a run stopped at max_laps whose last 60 laps made the same 20 calls three times -> 'loop: a cycle
+    of 20 calls, made 3 times (laps 21-80): read_file a.py -> search x -> ...'
     """
     if run.stopped == "answered":
         if run.toolbox.sql_log:
@@ -137,18 +169,31 @@ def why_stopped(run, max_laps: int) -> str:
             (
                 line
                 for line in run.final.splitlines()
-                if re.search(r"Nothing applied|cannot|will not", line)
+                if re.search(r"Nothing applied|cannot|will not|stopped a cycle", line)
             ),
             "",
         )
         return "answered, nothing applied" + (f": {said.strip()[:140]}" if said else "")
     if run.stopped == "max_laps":
-        recent = [a for lap in run.laps[-10:] for a in lap.actions]
-        action, times = Counter(recent).most_common(1)[0] if recent else ("nothing", 0)
-        if times > 2:
-            return f"out of laps ({max_laps}): the last {min(10, len(run.laps))} laps repeated {action[:80]} {times} times"
+        loop = loop_in(run)
+        if loop:
+            length, times, calls = loop
+            first = len(run.laps) - length * times + 1
+            return (
+                f"loop: a cycle of {length} call{'s' * (length > 1)}, made {times} times "
+                f"(laps {first}-{len(run.laps)}): " + " -> ".join(c[:60] for c in calls)
+            )
+        recent = [a for lap in run.laps[-1:] for a in lap.actions]
         return f"out of laps ({max_laps}), still working: last {recent[-1][:80] if recent else 'nothing'}"
     return f"{run.stopped} at lap {len(run.laps)}: {run.problem.removeprefix('Context overflow: ').split('. ')[0][:140]}"
+
+
+def loop_in(run) -> tuple[int, int, list[str]] | None:
+    """(length, times, calls) of the cycle of calls the run ended in, over all its laps; None if it ended in
+    none. A lap's calls count as one step. Example: laps a, b, c, b, c -> (2, 2, ['b', 'c'])"""
+    steps = [" + ".join(lap.actions) or "(no call)" for lap in run.laps]
+    found = cycle(steps)
+    return (found[0], found[1], steps[-found[0] :]) if found else None
 
 
 def compare(
@@ -158,15 +203,22 @@ def compare(
     request: str | None = None,
     correct_at: int | None = None,
     max_laps: int = MAX_LAPS,
+    memory: bool = True,
 ) -> list[dict]:
-    """One row per strategy, each from a real run. ``window=None``: chosen by ``automatic_window``.
+    """One row per strategy, each from a real run. ``window=None``: chosen by ``choose_window``.
 
     ``correct_at``: at that lap the user corrects a name in the fix (the workspace's ``correction``); the
     ``fix statement`` column then says whether the statement run was the corrected one or the stale one.
+    ``memory``: load the workspace's CLAUDE.md into the system prompt, as an agent harness does.
+    Every row also carries the ``window`` and a ``window note`` (why that window, when it is not the usual).
     """
     workspace, meter, rows = Path(workspace), Meter(), []
     task = task_for(workspace, request, rule_at_lap)
-    window = window or automatic_window(task, workspace, meter)
+    rules = standing_rules(task, workspace, memory)
+    system = load_claude_md(workspace / "CLAUDE.md") if memory else SYSTEM_PROMPT
+    note = ""
+    if not window:
+        window, note = choose_window(task, workspace, meter, system)
     correction = correction_of(workspace) if correct_at else None
     remarks = dict(task.remarks)
     if correction:
@@ -179,36 +231,57 @@ def compare(
             OfflineModel(window=window, meter=meter),
             tools=Toolbox(workspace),
             context=strategy,
+            system=system,
             remarks=remarks,
             max_laps=max_laps,
         )
         last = run.laps[-1]
-        on_desk = " ".join(str(m["content"]) for m in last.sent).lower()
-        rule = task.rule.split(":")[0].split(";")[0].lower()
+        on_desk = " ".join(
+            (system + " " + " ".join(str(m["content"]) for m in last.sent)).lower().split()
+        )
         ran = run.toolbox.sql_log[-1]["statement"] if run.toolbox.sql_log else None
         rows.append(
             {
                 "strategy": name,
-                "stopped": run.stopped,
+                "stopped": "loop" if run.stopped == "max_laps" and loop_in(run) else run.stopped,
                 "laps": len(run.laps),
                 "peak sent": max(lap.assembled_tokens for lap in run.laps),
                 "final sent": last.assembled_tokens,
                 "final raw": last.raw_tokens,
                 "summary calls": sum(lap.summary_calls for lap in run.laps),
-                "rule kept": ("yes" if rule in on_desk else "no") if rule else "-",
+                "rule kept": ("yes" if any(r in on_desk for r in rules) else "no")
+                if rules
+                else "-",
                 "re-reads": len(run.rereads),
                 "database": run.database_target or "-",
                 "cause": named_cause(run.final),
                 "statement": ran or "-",
                 "why": why_stopped(run, max_laps),
                 "window": window,
+                "window note": note,
             }
         )
         if correction:
             rows[-1]["fix statement"] = {correction[2]: "corrected", correction[1]: "stale"}.get(
                 ran, "-" if ran is None else "other"
             )
-    return rows
+    whole = rows[0]["final raw"]  # full history's last request: the whole task
+    if not note and rows[0]["stopped"] == "answered" and whole <= window:
+        note = (
+            f"The whole task takes {whole:,} tokens and fits the {window:,}-token desk: nothing overflows, "
+            f"so the strategies cannot differ (--window {(whole - 1) // 100 * 100} shows them)."
+        )
+    return [{**row, "window note": note} for row in rows]
+
+
+def standing_rules(task: Task, workspace: Path, memory: bool) -> list[str]:
+    """The sentences that state the standing rule -- the task's, and (loaded) those of the workspace's
+    CLAUDE.md -- lower case, without their final stop: one of them on the desk means the rule is.
+    Example: the class task -> ['never touch production: run database changes on staging only']"""
+    file = workspace / "CLAUDE.md"
+    said = file.read_text(encoding="utf-8", errors="replace") if memory and file.is_file() else ""
+    found = sentences(task.rule) + [s for s in sentences(said) if is_rule(s)]
+    return [" ".join(s.lower().rstrip(".").split()) for s in found]
 
 
 def table(rows: list[dict], wide: int = 48) -> str:
@@ -262,6 +335,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"laps before a run is stopped (default {MAX_LAPS})",
     )
     parser.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="leave the workspace's CLAUDE.md out of the system prompt (by default it is loaded, "
+        "as an agent harness does: a rule kept there is on every desk)",
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print the rows as JSON instead of a table"
     )
     args = parser.parse_args(argv)
@@ -277,20 +356,28 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--request is empty: say what is wrong, where to look, and what to do.")
     window = args.window or (CLASS_WINDOW if folder == WORKSPACE and not args.request else None)
     rows = compare(
-        3 if args.rule_later else None, window, folder, args.request, args.correct_at, args.max_laps
+        3 if args.rule_later else None,
+        window,
+        folder,
+        args.request,
+        args.correct_at,
+        args.max_laps,
+        memory=not args.no_memory,
     )
+    loaded = not args.no_memory and (folder / "CLAUDE.md").is_file()
+    memory = "CLAUDE.md loaded into the system prompt" if loaded else "no CLAUDE.md loaded"
     if args.json:
-        print(
-            json.dumps(
-                {"workspace": str(folder), "window": rows[0]["window"], "rows": rows}, indent=1
-            )
-        )
+        found = {"workspace": str(folder), "window": rows[0]["window"], "memory": loaded}
+        print(json.dumps({**found, "window note": rows[0]["window note"], "rows": rows}, indent=1))
     else:
         print(
-            f"Workspace {args.workspace}, offline desk model, window {rows[0]['window']:,} tokens"
+            f"Workspace {args.workspace}, offline desk model, window {rows[0]['window']:,} tokens, "
+            + memory
             + (", rule given at lap 3" if args.rule_later else ", rule in the request")
         )
-        print(table([{k: v for k, v in r.items() if k != "window"} for r in rows]))
+        if rows[0]["window note"]:
+            print(rows[0]["window note"])
+        print(table([{k: v for k, v in r.items() if not k.startswith("window")} for r in rows]))
     return 0
 
 

@@ -13,10 +13,10 @@ Five measurements, all offline:
    of the same figure in the same run (``benchmarks.redraw``).
 5. **Every notebook** in ``notebooks/`` executed headless, offline.
 
-The long sessions use a *looping task*: the class task with a running summary capped at 40 words.
-That summary is too short to carry the list of files read, so the agent keeps losing its place and
-reading again -- it never finishes, and the desk never overflows, so a session lasts exactly as
-many laps as asked.
+The long sessions use a *looping task*: the class task with a running summary capped at 40 words and no
+verbatim tail. That summary is too short to carry the list of files read, and nothing the agent wrote stays
+on the desk to say where it was, so it keeps losing its place and reading again -- it never finishes, and
+the desk never overflows, so a session lasts exactly as many laps as asked.
 
 Times are CPU seconds of this process (``time.process_time``), so other work on a shared machine
 does not count against the harness; wall-clock seconds are shown beside them. The notebooks run in
@@ -115,8 +115,9 @@ def timed_session(strategy, max_laps: int, window: int = 5000):
 
 
 def looping_task_strategy() -> RunningSummary:
-    """The running summary too short to remember which files were read: the agent loops forever."""
-    return RunningSummary(max_words=40)
+    """The running summary too short to remember which files were read, and no tail (the agent's to-do line
+    would keep its place): the agent loops forever."""
+    return RunningSummary(max_words=40, tail_turns=0)
 
 
 # ---- the measurements ----------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 
 For ``workspaces/ledgerly/`` and each folder of ``workspaces/``: the rule is said at lap 3 and the user corrects
 a name in the fix at lap 2, on a desk about half the size of the whole task (5,000 tokens for the class
-workspace). Columns as in ``benchmarks.compare``, plus ``fix statement``: corrected or stale.
+workspace), with no CLAUDE.md in the system prompt (its rule would be on every desk: the table is about the
+desk alone). Columns as in ``benchmarks.compare``, plus ``fix statement``: corrected or stale.
 Left out: workspaces without a ``.task.toml`` (give them to ``benchmarks.compare --request``).
 """
 
@@ -27,7 +28,9 @@ def run_all(quick: bool = False) -> dict:
     """{workspace name: rows}. Quick mode: the class workspace only."""
     chosen = folders()[:1] if quick else folders()
     return {
-        folder.name: compare(3, CLASS_WINDOW if folder == WORKSPACE else None, folder, correct_at=2)
+        folder.name: compare(
+            3, CLASS_WINDOW if folder == WORKSPACE else None, folder, correct_at=2, memory=False
+        )
         for folder in chosen
     }
 
@@ -38,7 +41,9 @@ def report(results: dict) -> str:
         parts.append(
             f"Workspace {name} (desk {rows[0]['window']:,} tokens; rule at lap 3, correction at lap 2):"
         )
-        parts.append(table([{k: v for k, v in r.items() if k != "window"} for r in rows]))
+        parts.append(
+            table([{k: v for k, v in r.items() if not k.startswith("window")} for r in rows])
+        )
     return "\n".join(parts)
 
 

@@ -5,10 +5,24 @@ released) into ``root/name/``, adds ``migrations/<file>.sql`` -- the one pending
 and returns ``(folder, spec)``: the request in the user's own words, the statement the fix runs, and the file
 and line the symptom comes from. Nothing else is added: no marker comment, no hint in the code.
 
-The libraries are dependencies of the workbook (see requirements.lock), so they are always installed:
-``webcolors`` (colour names and hex values, 6 modules), ``h11`` (an HTTP/1.1 protocol library, 12 modules),
-``iniconfig`` (an INI parser, 4 modules: too small a task for a desk to overflow), ``json5`` (a JSON5 parser,
-7 modules), ``webencodings`` (3 modules, small) and ``defusedxml`` (safer XML parsers, 11 modules).
+The libraries are dependencies of the workbook (see requirements.lock), so they are always installed.
+``LIBRARIES``, one request each: ``webcolors`` (colour names and hex values, 6 modules), ``h11`` (HTTP/1.1,
+12 modules), ``iniconfig`` (an INI parser, 4 modules), ``json5`` (a JSON5 parser, 7 modules),
+``webencodings`` (3 modules) and ``defusedxml`` (safer XML parsers, 11 modules).
+
+``WORDED``, each asked in several wordings (``wordings``: the error message quoted; the symptom in plain
+words, no quote; a function or a file named where one fits), with the lines the cause may be named at
+(``lines``: a statement can start a few lines above its message): ``pluggy`` (plugin registration, 13
+modules), ``docstring_parser`` (docstring parsing, 9), ``fastjsonschema`` (a JSON Schema compiler, 11),
+``overrides`` (a method decorator, 6), ``idna`` (internationalized domain names, 10, two of them large
+tables; its message says "must not", which must not be read as a rule), ``isoduration`` (ISO 8601
+durations, 13 small modules),
+``pythonjsonlogger`` (JSON log formatting, 9), ``sortedcontainers`` (sorted collections, 4 long ones) and
+``yaml`` (PyYAML, 17: the message the user quotes has the character in its middle, as the code writes it).
+What they showed the model (tests/test_real_libraries.py): a quote found at once leaves a short task, and
+``benchmarks.compare`` then takes a desk just under the whole task; a plain wording reads the whole package
+and searches before it settles; the sliding window loses a rule said in the request (and keeps one in
+CLAUDE.md); the template and the running summary finish on staging naming the line.
 """
 
 from __future__ import annotations
@@ -98,14 +112,177 @@ LIBRARIES = {
 }
 
 
+APPLY = "Find the cause in {name}/ and migrations/, then apply the pending fix to the database."
+WORDED = {
+    "pluggy": dict(
+        wordings={
+            "quoted": "Starting the worker twice in one process crashes: registering our audit plugin fails "
+            "with 'Plugin name already registered: audit'. " + APPLY,
+            "plain": "Starting the worker twice in one process crashes because the audit plugin, whose name "
+            "was already registered, is registered again. " + APPLY,
+            "function": "Calling `PluginManager.register` a second time for the audit plugin raises a "
+            "ValueError. " + APPLY,
+        },
+        fix=(
+            "0005_duplicate_plugins.sql",
+            "-- Marks the registrations left by the double start.\n-- status: pending\n",
+        ),
+        statement="UPDATE plugin_registry SET active = false WHERE duplicate = true;",
+        cause="pluggy/_manager.py",
+        lines=[(206, 212)],
+        raises="Plugin name already registered",
+    ),
+    "docstring_parser": dict(
+        wordings={
+            "quoted": "Our API docs build stops on some functions with 'Expected a colon in \"retries how "
+            "often to try\".' " + APPLY,
+            "plain": "Our API docs build stops on Google-style docstrings when an Args entry has no colon "
+            "between the parameter name and its text. " + APPLY,
+            "file": "Parsing Google-style docstrings in docstring_parser/google.py stops when an Args entry "
+            "has no colon: it expected a colon between the name and the text. Find the cause, then apply "
+            "the pending fix to the database.",
+        },
+        fix=(
+            "0011_flag_pages.sql",
+            "-- Flags the pages whose docs build failed on a missing colon.\n"
+            "-- pending: not applied yet\n",
+        ),
+        statement="UPDATE doc_pages SET status = 'needs_review' WHERE build_error LIKE '%colon%';",
+        cause="docstring_parser/google.py",
+        lines=[(111, 112)],
+        raises="Expected a colon in",
+    ),
+    "fastjsonschema": dict(
+        wordings={
+            "quoted": "Compiling our order schema fails with 'enum must be an array'. " + APPLY,
+            "plain": "Schemas whose enum is a single string instead of an array are refused when we compile "
+            "them. " + APPLY,
+        },
+        fix=(
+            "0020_enum_arrays.sql",
+            "-- Wraps the single enum values in an array.\n-- state: not run yet\n",
+        ),
+        statement="UPDATE schemas SET body = jsonb_set(body, '{enum}', jsonb_build_array(body->'enum')) "
+        "WHERE jsonb_typeof(body->'enum') = 'string';",
+        cause="fastjsonschema/draft04.py",
+        lines=[(116, 118)],
+        raises="enum must be an array",
+    ),
+    "overrides": dict(
+        wordings={
+            "quoted": "Importing our plugins module fails with 'TypeError: Exporter.flush: No super class "
+            "method found'. " + APPLY,
+            "plain": "Importing our plugins module fails: the overrides check finds no super class method "
+            "behind our flush method. " + APPLY,
+        },
+        fix=(
+            "0003_disable_plugins.sql",
+            "-- Turns off the plugins whose parent class lost the method.\n-- pending\n",
+        ),
+        statement="UPDATE plugins SET enabled = false WHERE base_class IS NULL;",
+        cause="overrides/overrides.py",
+        lines=[(172, 174)],
+        raises="No super class method found",
+    ),
+    "idna": dict(  # the quoted message says "must not": a message, not the user's rule
+        wordings={
+            "quoted": "Signing up with a long subdomain fails with 'Label must not start or end with a "
+            "hyphen'. " + APPLY,
+            "plain": "Signing up with a subdomain that starts with a hyphen fails: the label is refused. "
+            + APPLY,
+        },
+        fix=(
+            "0007_hyphen_labels.sql",
+            "-- Trims the hyphens the sign-up form let through.\n-- status: pending\n",
+        ),
+        statement="UPDATE signups SET subdomain = trim(both '-' from subdomain) WHERE subdomain LIKE '-%';",
+        cause="idna/core.py",
+        lines=[(322, 323)],
+        raises="Label must not start or end with a hyphen",
+    ),
+    "isoduration": dict(
+        wordings={
+            "quoted": "Subscriptions with a period written as P1MO break the renewal job with 'Token not "
+            "recognizable: O'. " + APPLY,
+            "plain": "Subscriptions whose period has a stray letter break the renewal job: the duration "
+            "parser finds a token it does not recognize. " + APPLY,
+        },
+        fix=(
+            "0009_periods.sql",
+            "-- Rewrites the periods written with a stray letter.\n-- status: not applied\n",
+        ),
+        statement="UPDATE subscriptions SET period = 'P1M' WHERE period = 'P1MO';",
+        cause="isoduration/parser/parsing.py",
+        lines=[(97, 97), (135, 135)],  # the same message, for dates and for times
+        raises="Token not recognizable",
+    ),
+    "pythonjsonlogger": dict(
+        wordings={
+            "quoted": "The service does not start since the logging config changed: it stops with "
+            "\"ValueError: Style '!' is not supported\". " + APPLY,
+            "plain": "The service does not start since the logging config changed to an unusual format "
+            "style, which the JSON formatter says it does not support. " + APPLY,
+        },
+        fix=(
+            "0002_log_style.sql",
+            "-- Puts the log configs back on the default style.\n-- to be applied\n",
+        ),
+        statement="UPDATE log_configs SET style = '%' WHERE style = '!';",
+        cause="pythonjsonlogger/core.py",
+        lines=[(300, 303), (319, 321)],  # the same message, twice in one function
+        raises="is not supported",
+    ),
+    "yaml": dict(  # the code puts the character in the middle of the message the user quotes
+        wordings={
+            "quoted": "Loading the deploy config fails with 'found character that cannot start any "
+            "token'. " + APPLY,
+            "plain": "Loading the deploy config fails because a tab character cannot start any token in "
+            "the scanner. " + APPLY,
+        },
+        fix=(
+            "0012_config_tabs.sql",
+            "-- Replaces the tabs saved in the deploy configs.\n-- not applied yet\n",
+        ),
+        statement="UPDATE deploy_configs SET body = replace(body, chr(9), '  ') WHERE body LIKE '%' || chr(9) || '%';",
+        cause="yaml/scanner.py",
+        lines=[(257, 259)],
+        raises="that cannot start any token",
+    ),
+    "sortedcontainers": dict(
+        wordings={
+            "quoted": "Removing a score from the leaderboard crashes with ValueError: '42 not in list'. "
+            + APPLY,
+            "plain": "Removing a score that is not in the list of the leaderboard crashes with a "
+            "ValueError. " + APPLY,
+            "function": "`SortedList.remove` crashes when the score is missing from the list. "
+            + APPLY,
+        },
+        fix=(
+            "0014_restore_scores.sql",
+            "-- Restores the entries the failed removal left behind.\n-- unapplied\n",
+        ),
+        statement="UPDATE leaderboard SET removed = false WHERE removed AND score_missing;",
+        cause="sortedcontainers/sortedlist.py",
+        lines=[(446, 462)],
+        raises="not in list",
+    ),
+}
+
+
 def source_of(name: str) -> Path:
     """The folder the installed package ``name`` lives in."""
     return Path(importlib.import_module(name).__file__).parent
 
 
-def make_library_workspace(name: str, root: str | Path) -> tuple[Path, dict]:
-    """Copy the installed ``name`` into ``root/name/name/`` and add its pending fix. Returns (folder, spec)."""
-    spec = LIBRARIES[name]
+def request_of(name: str, wording: str) -> str:
+    """The request for one wording of a ``WORDED`` library. Example: ('overrides', 'plain') -> 'Importing ...'"""
+    return WORDED[name]["wordings"][wording].format(name=name)
+
+
+def make_library_workspace(name: str, root: str | Path, memory: str = "") -> tuple[Path, dict]:
+    """Copy the installed ``name`` into ``root/name/name/`` and add its pending fix (and, given ``memory``, a
+    CLAUDE.md holding it). Returns (folder, spec)."""
+    spec = LIBRARIES.get(name) or WORDED[name]
     folder = Path(root) / name
     shutil.copytree(
         source_of(name),
@@ -115,4 +292,6 @@ def make_library_workspace(name: str, root: str | Path) -> tuple[Path, dict]:
     (folder / "migrations").mkdir()
     file, header = spec["fix"]
     (folder / "migrations" / file).write_text(header + spec["statement"] + "\n", encoding="utf-8")
+    if memory:
+        (folder / "CLAUDE.md").write_text(memory, encoding="utf-8")
     return folder, {**spec, "fix": f"migrations/{file}"}

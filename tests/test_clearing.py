@@ -55,7 +55,9 @@ def test_with_the_fallback_it_compacts_and_finishes(window, keep, rule):
 
 
 def test_on_a_desk_that_clearing_can_hold_there_is_no_summary_call():
-    run = go(ClearToolResults(tail_turns=3), 4000)
+    run = go(
+        ClearToolResults(tail_turns=3), 4200
+    )  # the notes carry a to-do line: 4,000 is just short
     assert run.stopped == "answered" and run.database_target == "staging"
     assert sum(lap.summary_calls for lap in run.laps) == 0
     assert "cleared" in run.laps[-1].zones

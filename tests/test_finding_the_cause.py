@@ -65,8 +65,11 @@ def test_a_line_weighs_what_it_matches_and_one_common_word_is_never_a_match():
         "find_user",
         found,
     )
-    assert matched == ["users", "email", "address", "capital", "letters"]  # 'users' meets find_user
-    assert score == 5 + 2 + 1  # words, the marker, a line of code
+    assert matched[:5] == ["users", "email", "address", "capital", "letters"]  # 'users': find_user
+    assert matched[5:] == [
+        "«capital letters»"
+    ]  # two words the request says in a row, in the comment
+    assert score == 5 + 2 + 2 + 1  # words, the words in a row, the marker, a line of code
     assert strong(score, matched) == "Cause"
     assert weigh("# TODO: only run this once", "", terms("Only admins can log in.")) == (0, [])
     assert (
@@ -130,7 +133,10 @@ def test_a_cause_past_the_first_part_of_a_long_file_is_found_through_a_search():
         run = run_agent(request, OfflineModel(window=60_000), tools=Toolbox(folder), max_laps=40)
     assert run.stopped == "answered" and run.database_target == "staging"
     assert run.toolbox.sql_log[-1]["statement"] == "UPDATE exports SET resend = true;"
-    assert "svc/exports.py:298 (export_invoices)" in run.final
+    assert (
+        "svc/exports.py:299 (export_invoices) — comment: the first invoice row is dropped"
+        in run.final
+    )
     parts = [r for r in run.toolbox.reads if r.startswith("svc/exports.py:")]
     assert len(parts) == 2 and parts[0].startswith(
         "svc/exports.py:1-"

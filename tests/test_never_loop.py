@@ -131,8 +131,7 @@ def test_a_run_out_of_laps_says_what_it_was_repeating():
     run = run_agent("Look around.", Stuck(), max_laps=12)
     assert run.stopped == "max_laps"
     assert (
-        why_stopped(run, 12)
-        == "out of laps (12): the last 10 laps repeated read_file app/ 10 times"
+        why_stopped(run, 12) == "loop: a cycle of 1 call, made 12 times (laps 1-12): read_file app/"
     )
 
 

@@ -60,12 +60,15 @@ def test_on_the_class_task_no_tail_redoes_the_read_it_had_just_done(tail):
     assert run.stopped == "answered" and run.toolbox.sql_log[-1]["statement"] == FIX
     assert run.database_target == "staging"
     compactions = [lap for lap in run.laps if lap.kind == "compact"]
+    after_a_read = [  # a compaction that comes once the fix has run has no read to redo
+        lap for lap in compactions if run.laps[lap.number - 2].actions[0].startswith("read_file")
+    ]
     if tail == 0:
         redone = redone_reads(run)
-        assert len(redone) == len(compactions) >= 2, (redone, [c.number for c in compactions])
+        assert len(redone) == len(after_a_read) >= 2, (redone, [c.number for c in compactions])
         assert run.rereads == [action.split(" ", 1)[1] for _, action in redone]
         assert all(
-            "just before this summary; not yet examined" in lap.summary for lap in compactions
+            "just before this summary; not yet examined" in lap.summary for lap in after_a_read
         )
     else:
         assert run.rereads == [] and redone_reads(run) == []

@@ -6,10 +6,14 @@ Read these modules only to see how the stand-in decides; each looks at nothing b
 request it is sent.
 
 * ``offline_model``  -- ``OfflineModel``: one decision per call, from what is on the desk
-* ``view``        -- what it sees: the request, the notes, the files and results on the desk
-* ``locating``, ``findings``, ``searching`` -- where the cause is: the request's own terms, weighed; the fix
+* ``view``, ``goal`` -- what it sees: the request (its goal without the rules), the notes, the files on the desk
+* ``steps``, ``looking``, ``progress`` -- what it does next: its options in order, the searches an agent
+  makes, its to-do line and the check that it is not going round in circles
+* ``terms``, ``vocabulary``, ``locating``, ``lines`` -- what the request names; how a line of code matches it
+* ``findings``, ``fixes``, ``searching`` -- what a file tells it: the cause, the fix; whether that settles it
+* ``acting``, ``jotting``, ``delegating`` -- answering or running the fix; its notes; sub-agents
 * ``rules``, ``corrections``, ``decisions`` -- what the user said: standing rules, names put right, choices
-* ``summaries``   -- how it writes a summary or a fold: only the sections asked for, within the limit
+* ``summaries``, ``transcripts`` -- how it writes a summary or a fold, from what it is given
 * ``context_rot`` -- a seeded simulation of context rot (off unless switched on)
 """
 

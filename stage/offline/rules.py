@@ -16,6 +16,8 @@ Not rules: a sentence that only *mentions* a target ("The migration has not reac
 "Production runs Postgres 15."). A rule about something else ("Never deploy on Fridays.") is a standing
 rule -- summaries carry it -- but it binds no target.
 
+A message quoted in a sentence is not an order ("it fails with 'must not be empty'" binds nothing).
+
 Left out (wordings it misses, on purpose): a rule spread over two sentences ("Production is special.
 Ask first."), one that needs world knowledge ("Treat the customer database as sacred."), double
 negatives ("It is not unwise to avoid prod."), a rule given only by an example, and rules inside files
@@ -41,24 +43,9 @@ WEAK = {
 TARGET_AFTER = r"\s+(?:database|db|server|environment|env|data|system|instance|cluster|copy)"
 
 # A negation that gives an order, not one that describes ("has not reached", "was never run").
-DESCRIBES = {
-    "has",
-    "have",
-    "had",
-    "was",
-    "were",
-    "did",
-    "does",
-    "been",
-    "hasn't",
-    "haven't",
-    "wasn't",
-    "weren't",
-    "didn't",
-    "doesn't",
-    "it's",
-    "that's",
-}
+DESCRIBES = set(
+    "has have had was were did does been hasn't haven't wasn't weren't didn't doesn't it's that's".split()
+)
 NEVER = re.compile(r"(\S+)?\s*\bnever\b(?!\s+(?:been|reached|seen|had|ran)\b)", re.I)
 FORBID_BEFORE = re.compile(
     "|".join(
@@ -142,6 +129,7 @@ GENERAL = re.compile(
 REMINDER = re.compile(
     r"\b(?:don't|do not|never|not)\s+(?:forget|hesitate|worry)\b", re.I
 )  # a nudge, not a limit
+QUOTED = re.compile(r"(?<!\w)(['\"`\u2018\u201c])([^\n]+?)(?:\1|[\u2019\u201d])(?!\w)")  # 'a quote'
 CLAUSE = re.compile(r"\s*(?:[;:\u2014\u2013]|\s-\s|\(|\))\s*")
 
 
@@ -234,10 +222,13 @@ def allows_only(clause: str, target: str) -> bool:
 def is_rule(sentence: str, targets: list[str] | None = None) -> bool:
     """A standing rule: an order that forbids or limits, about a target or anything else.
 
+    A message quoted in the sentence (three words or more) is what someone saw, not what the user orders:
+    "It fails with 'Label must not start with a hyphen'." is no rule.
     Example: 'Never deploy on Fridays.' -> True; 'The fix has not reached production yet.' -> False
     """
     targets = targets or ["production", "staging"]
-    for clause in clauses(sentence):
+    said = QUOTED.sub(lambda m: " " if len(m.group(2).split()) >= 3 else m.group(), sentence)
+    for clause in clauses(said):
         if any(forbids(clause, t) or allows_only(clause, t) for t in targets):
             return True
         if (

@@ -1,13 +1,20 @@
-"""Where the desk model looks: what it can see of its findings, and where to look when one is missing.
+"""What the desk model has found, whether that settles the question, and where reading goes on.
 
 ``known`` gathers the cause and the fix from everything in view (fact lines in notes and summaries, files
-on the desk, sub-agents' reports). ``next_file`` picks the next file to read. When a finding is missing,
-``pointed`` follows a summary's pointer ("found the cause in X"), and ``look_again`` searches the workspace
-for what the request names (its quotes, identifiers and distinctive words: ``locating.search_terms``) and
-for pending fixes, then reads the code around the best hit it has not seen yet.
+on the desk, sub-agents' reports) and keeps the best of each, so a later, better candidate wins.
+``settled`` says when the cause is good enough to act on:
 
-Left out: memory of its own beyond the desk. A search whose result has gone is remembered only if a
-summary says it was done; a file whose read has gone counts as unread.
+* the request quotes an error text: the cause must hold it (that is where the message comes from)
+* the request names an identifier: the cause must be code that names it (in the line or its function)
+* otherwise: a marked comment (``FIXME``, ``BUG`` ...) that the request's words point at; an unmarked
+  line is only a candidate until the whole scope has been read and searched -- the best one then wins
+
+``next_file`` picks the next file in listing order, after the furthest one read in order (a read on the
+desk without an offset, or the to-do line's ``read up to``). ``pointed`` follows a pointer to a lost
+finding: a summary's "found the cause in X", or the to-do line's "found the cause in X:n" (read around n).
+
+Left out: memory of its own beyond the desk. A search whose result has gone is remembered only if a summary
+or the to-do line says it was done; a file whose read has gone counts as unread.
 """
 
 from __future__ import annotations
@@ -22,16 +29,13 @@ from stage.offline.findings import (
     fix_statement,
     goal_terms,
 )
-from stage.offline.locating import search_terms, weigh
+from stage.offline.lines import kind_of_fact
+from stage.offline.locating import weigh
+from stage.offline.terms import GENERIC_ERRORS
+from stage.offline.progress import todo_of
 
-FIX_SEARCHES = [
-    "pending",
-    "not applied",
-    ".sql",
-]  # what it searches for when the fix is not in view
-AROUND = 15  # a search hit is read with this many lines before it, and twice as many after
-NEAR_TOP = 100  # ... unless it is this near the top of a file not in view: then the file is opened
-HIT = re.compile(r"^([^:\n]+):(\d+): ?(.*)$", re.M)
+AROUND = 15  # hits this close together are one place: one read shows them all
+NEAR_TOP = 100  # ... unless it is this near the top of a file: then the file is read from its start
 
 
 def findings_in_view(desk: View, goal: str, leads: bool = False) -> list[tuple[str, str]]:
@@ -59,6 +63,25 @@ def known(desk: View, goal: str) -> tuple[str | None, str | None]:
     causes = [t for k, t in facts if k == "Cause"]
     cause = max(reversed(causes), key=lambda t: cause_strength(t, goal)) if causes else None
     return cause, choose_fix([t for k, t in facts if k == "Fix"], goal, desk.decisions())
+
+
+def settled(cause: str | None, goal: str) -> bool:
+    """Is this cause good enough to act on, or only the best candidate so far? (See the module docstring.)
+
+    Example: ('a.py:3 (parse) — raise ValueError("bad key")', "Loading stops with 'bad key'") -> True
+    """
+    if not cause:
+        return False
+    found = goal_terms(goal)
+    place, _, said = cause.partition(" — ")
+    where = re.search(r"\(([\w.]+)\)", place)
+    matched = weigh(said, where[1] if where else "", found)[1]
+    if found.quotes:
+        return any(m.startswith("'") for m in matched)
+    names = [i for i in found.identifiers if i.split(".")[-1] not in GENERIC_ERRORS]
+    if names:
+        return kind_of_fact(said) != "prose" and any(m in names for m in matched)
+    return bool(re.match(r"(?:FIXME|BUG|XXX|HACK|TODO): ", said))  # a marked comment it points at
 
 
 def choose_fix(fixes: list[str], goal: str, decisions: list[tuple[str, str]]) -> str | None:
@@ -95,11 +118,24 @@ def _same_file(path: str, named: str) -> bool:
     return path == named or path.endswith("/" + named.split("/")[-1])
 
 
+def reading_position(desk: View, scope: list[str]) -> int:
+    """How far reading in order has got: the furthest file of ``scope`` read whole (no offset) on the desk,
+    or the to-do line's ``read up to``. Example: reads of a.py and c.py in [a.py, b.py, c.py] -> 2"""
+    own = {
+        use["input"].get("path")
+        for use, _ in desk.calls
+        if use["name"] == "read_file" and "offset" not in use["input"]
+    }
+    own |= desk.summary_paths()
+    upto = todo_of(desk.notes).upto
+    own |= {upto} if upto else set()
+    return max((i for i, p in enumerate(scope) if p in own), default=-1)
+
+
 def next_file(desk: View, goal: str, listing: list[str]) -> str | None:
-    """The file to read next: hinted files first, then the listing after the furthest read."""
+    """The file to read next: hinted files first, then the listing after the furthest read in order."""
     scope = scope_of(goal, listing)
-    own = desk.evidence_of_reading()
-    seen = own | desk.delegated()
+    seen = desk.evidence_of_reading() | desk.delegated()
     goal_words = words(goal)
     for text in [desk.system] + desk.summaries:
         for line in text.splitlines():
@@ -110,93 +146,47 @@ def next_file(desk: View, goal: str, listing: list[str]) -> str | None:
                             path == hinted or path.startswith(hinted.rstrip("/") + "/")
                         ) and path not in seen:
                             return path
-    furthest = max((i for i, p in enumerate(scope) if p in own), default=-1)  # its own reading only
+    furthest = reading_position(desk, scope)
     return next((p for p in scope[furthest + 1 :] if p not in seen), None)
 
 
-def look_again(
-    desk: View, goal: str, listing: list[str], cause: str | None, fix: str | None, wants_apply: bool
-):
-    """The next search, or the part of a file a search points at, while the cause or the fix is missing.
+def pointed(desk: View, cause: str | None, fix: str | None, wants_apply: bool):
+    """A call to re-read a lost finding that a summary or the to-do line points at, or None.
 
-    For the cause it searches what the request names, most telling first, and reads around the hit that
-    matches the request most, among lines it cannot see now; for the fix, pending SQL files, and when no
-    search finds one (a file that says "status: not run yet"), each SQL file of the listing it has not read.
-    """
-    wanted = ([] if cause else search_terms(goal_terms(goal))) + (
-        FIX_SEARCHES if wants_apply and not fix else []
-    )
-    searched, scope = desk.searched(), scope_of(goal, listing)
-    for text in wanted:
-        if text not in searched:
-            return "search", {"text": text}
-        hits = [
-            (p, int(n), line)
-            for p, n, line in HIT.findall(searched[text] or "")  # a pending fix counts
-            if text in FIX_SEARCHES or in_scope(p, goal, scope)
-        ]  # wherever it is
-        if text in FIX_SEARCHES:
-            on_desk = {p for p, _ in desk.file_texts()}
-            path = next((p for p, _, _ in hits if p.endswith(".sql") and p not in on_desk), None)
-            if path:
-                return "read_file", {"path": path}
-            continue
-        hit = best_hit(hits, goal, desk.lines_in_view())
-        if hit and (
-            hit[1] <= NEAR_TOP and hit[0] not in desk.lines_in_view()
-        ):  # near the top: open the file
-            return "read_file", {"path": hit[0]}
-        if hit:  # further down: go to the line
-            return "read_file", {
-                "path": hit[0],
-                "offset": max(1, hit[1] - AROUND),
-                "limit": 3 * AROUND,
-            }
-    if (
-        wants_apply and not fix
-    ):  # the searches found no pending fix: open the SQL files the listing shows
-        read = desk.evidence_of_reading()
-        unread = next((p for p in listing if p.endswith(".sql") and p not in read), None)
-        if unread:
-            return "read_file", {"path": unread}
-    return None
-
-
-def best_hit(hits: list[tuple[str, int, str]], goal: str, in_view: dict[str, list[range]]):
-    """The search hit that matches the request most, among lines not on the desk now (None if all are).
-
-    Example: hits [('a.py', 3, 'x = 1'), ('b.py', 40, 'raise ParseError(..."duplicate name")')] -> ('b.py', 40, ...)
-    """
-    found, best = goal_terms(goal), None
-    for path, number, line in hits:
-        if any(number in shown for shown in in_view.get(path, [])):
-            continue
-        score = weigh(line, "", found)[0] + weigh(path, "", found)[0]
-        if score and (best is None or score > best[0]):
-            best = (score, (path, number, line))
-    return best[1] if best else None
-
-
-def pointed(desk: View, cause: str | None, fix: str | None, wants_apply: bool) -> str | None:
-    """A file a summary names as holding the missing cause or fix ("found the cause in X"), not on the desk now.
-
-    Only files: a folder is where to look, not a finding; and the goal's own words ("find the cause in app/")
-    are not a pointer.
+    "found the cause in X" reads X; "found the cause in X:n" reads around line n (the whole file from its
+    start when n is near the top). Only files: a folder is where to look, not a finding; and the goal's own
+    words ("find the cause in app/") are not a pointer.
     """
     on_desk = {p for p, _ in desk.file_texts()}
     wanted = [r"\bcause\b"] if not cause else ([r"\bfix\b"] if wants_apply and not fix else [])
-    for text in desk.summaries:
-        for line in text.splitlines():
-            if re.match(r"^\W*(Goal|Task):", line):
-                continue
-            for pattern in wanted:
-                for found in re.finditer(
-                    pattern + r"[^.\n]*?\b(?:in|from)\s+(" + PATH.pattern + ")", line, re.I
-                ):
-                    path = found.group(1).rstrip(".,;:")
-                    if path not in on_desk and "/" in path.rstrip("/") and not path.endswith("/"):
-                        return path
+    lines = [line for text in desk.summaries for line in text.splitlines()]
+    todo = todo_of(desk.notes)  # the agent's own to-do line: where the cause is, what is pending
+    lines += [f"found the cause in {todo.cause_at}"] if todo.cause_at else []
+    lines += [todo.pending] if todo.pending else []
+    for line in lines:
+        if re.match(r"^\W*(Goal|Task):", line):
+            continue
+        for pattern in wanted:
+            for found in re.finditer(
+                pattern + r"[^.\n]*?\b(?:in|from)\s+(" + PATH.pattern + r")(?::(\d+))?", line, re.I
+            ):
+                path, number = found.group(1).rstrip(".,;:"), found.group(2)
+                number = int(number) if number else None
+                if "/" not in path.rstrip("/") or path.endswith("/"):
+                    continue
+                if number is None and path not in on_desk:
+                    return "read_file", {"path": path}
+                if number is not None and not desk.shows(path, number):
+                    return around(path, number)
     return None
+
+
+def around(path: str, number: int) -> tuple[str, dict]:
+    """The read that shows line ``number`` of ``path`` with some context: from the start of the file when the
+    line is near the top, else 25 lines before it (where its function may start) and 20 after."""
+    if number <= NEAR_TOP:
+        return "read_file", {"path": path, "offset": 1, "limit": number + 20}
+    return "read_file", {"path": path, "offset": max(1, number - 25), "limit": 45}
 
 
 def lead(desk: View, goal: str) -> str | None:

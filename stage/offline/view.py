@@ -17,8 +17,8 @@ from harness.messages import blocks_of, is_plain_user, result_text, text_of, too
 from stage.offline.corrections import corrections_in
 from stage.offline.decisions import decisions_in
 from stage.offline.findings import FACT_LINE, words  # noqa: F401  (words: re-exported for the model)
-from stage.offline.rules import choose_target, clauses, declared_targets, mentions
-from stage.offline.rules import is_rule as _is_rule
+from stage.offline.goal import is_rule, sentences, without_rules  # noqa: F401  (re-exported)
+from stage.offline.rules import choose_target, declared_targets
 
 HARNESS_PREFIX = "["  # a user message whose first line is "[...]" was written by the harness
 NOT_A_RULE = re.compile(
@@ -38,38 +38,6 @@ PART = re.compile(
 PATH = re.compile(
     r"(?<![\w.-])[\w.-]{1,200}/(?:[\w./-]{0,400}[\w/])?|(?<![\w-])[\w-]{1,200}\.[a-z]{1,5}\b"
 )
-
-
-def sentences(text: str) -> list[str]:
-    """Split text into sentences (and lines). Example: 'Do A. Never B.' -> ['Do A.', 'Never B.']"""
-    parts = re.split(r"(?<=[.!?])\s+|\n+", text)
-    return [p.strip(" -*\t") for p in parts if p.strip(" -*\t")]
-
-
-def is_rule(sentence: str, targets: list[str] | None = None) -> bool:
-    """A standing rule (see ``rules``). Example: 'Never touch production.' -> True"""
-    return _is_rule(sentence, targets)
-
-
-def without_rules(text: str, targets: list[str] | None = None) -> str:
-    """The text with its rule clauses taken out: what is left is the goal.
-
-    A clause of a rule sentence that names a target ("staging is fine") belongs to the rule, not the goal.
-    Example: 'Fix the login. Never touch production: staging only.' -> 'Fix the login.'
-    """
-    kept, named = [], targets or ["staging", "production"]
-    for sentence in sentences(text):
-        if not is_rule(sentence, targets):
-            kept.append(sentence)
-            continue
-        rest = [
-            c
-            for c in clauses(sentence)
-            if not is_rule(c, targets) and not any(mentions(c, t) for t in named)
-        ]
-        if rest:
-            kept.append(", ".join(rest).rstrip(".") + ".")
-    return " ".join(kept)
 
 
 # ---- what is on the desk -----------------------------------------------------------------------
@@ -220,11 +188,20 @@ class View:
     def evidence_of_reading(self) -> set[str]:
         """Paths it can see it has read: read_file calls on the desk, paths named in summaries."""
         seen = {use["input"].get("path", "") for use, _ in self.calls if use["name"] == "read_file"}
+        return seen | self.summary_paths()
+
+    def summary_paths(self) -> set[str]:
+        """Paths a summary names as read or found (not those it lists as still to read)."""
+        seen = set()
         for text in self.summaries:
             for line in text.splitlines():
                 if not re.match(r"^\W*Still to read:", line):
                     seen |= set(PATH.findall(line))
         return seen
+
+    def shows(self, path: str, number: int) -> bool:
+        """Is line ``number`` of ``path`` on the desk now? Example: after reading a.py whole, ('a.py', 40) -> True"""
+        return any(number in shown for shown in self.lines_in_view().get(path, []))
 
     def file_texts(self) -> list[tuple[str, str]]:
         """(path, text) of every file (or part of one) whose content is still on the desk (cleared results excluded)."""
@@ -257,10 +234,10 @@ class View:
 
     def searched(self) -> dict[str, str | None]:
         """What it has searched for: {text: result} for searches on the desk, {text: None} for those a summary
-        says were done or whose result was cleared (their hits are gone, so they cannot be followed again;
-        searching again would only be cleared again)."""
+        or its newest to-do line says were done, or whose result was cleared (their hits are gone, so they
+        cannot be followed again; searching again would only lose them again)."""
         found: dict[str, str | None] = {}
-        for text in self.summaries:
+        for text in self.summaries + self.notes[-1:]:  # and the newest note's to-do line
             for line in re.findall(r"searched for (.+?)\. Pending", text):
                 found.update({t: None for t in line.split(" | ")})
         found.update(

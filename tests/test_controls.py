@@ -94,11 +94,6 @@ def test_the_pinned_head_keeps_the_rule_the_vague_prompt_drops(name):
     )
     assert what_became_of(task.rule, pinned) == "The rule was on every desk sent."
     assert "never came back" in what_became_of(task.rule, loose)
-    if (
-        name == "greenhouse"
-    ):  # there the vague prompt also loses the agent's place: neither run ends
-        assert pinned.stopped == loose.stopped == "max_laps" and not loose.toolbox.sql_log
-        return
     assert fix_of(pinned) == ("staging", expected_fix(folder))
     assert fix_of(loose) == ("production", expected_fix(folder))
 

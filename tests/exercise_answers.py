@@ -222,6 +222,12 @@ def solution(name: str, function: str):
     return _NAMESPACES[name][function]
 
 
+def load_solutions() -> None:
+    """Read every solution notebook now, so that no check's time limit counts the first reading."""
+    for path in sorted((EXERCISES / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        solution(path.stem, "checks")
+
+
 def sol(name, function):
     """A lazy handle on a solution function (the notebook is read at the first call)."""
 
@@ -1250,7 +1256,7 @@ def remarks_window_reading_block_lists_only(messages, budget, counter):
 
 R = "remarks_window"
 wrong(R, remarks_window_forgetting_remarks, "word for word and in order, into the notice")
-wrong(R, remarks_window_not_counting_the_remarks, "grows with the remarks it carries", "limits")
+wrong(R, remarks_window_not_counting_the_remarks, "request that alone is over the budget", "limits")
 wrong(R, remarks_window_crashing_on_empty, "an empty history is a real input", "index")
 wrong(R, remarks_window_keeping_only_the_newest_turn, "try the cuts from the oldest on")
 wrong(R, remarks_window_carrying_the_first_remark, "collect the text blocks", "partial")
@@ -2164,7 +2170,7 @@ M = "memory"
 wrong(M, (TOO_LONG, 150), "four lines", name="six lines")
 wrong(M, (WHERE_LINES, 100), "as a rule about the database", name="no rule")
 wrong(M, (RULE_LINE, 100), "where things live", name="no pointers")
-wrong(M, (MEMORY, 2000), "every turn", name="a budget of 2,000")
+wrong(M, (MEMORY, 2000), "every lap", name="a budget of 2,000")
 wrong(M, (MEMORY, 10), "trim it", name="over its own budget")
 wrong(M, (MEMORY, "80"), "positive whole number", "shape", name="a budget in quotes")
 wrong(M, (FRIDAY_RULE, 100), "as a rule about the database", name="a rule about Fridays")
@@ -2180,7 +2186,7 @@ wrong(
 wrong(
     M,
     (HEAVY_IMPORT, 150),
-    "an imported file is loaded on every turn too",
+    "an imported file is sent on every lap too",
     "limits",
     name="a big import",
 )
@@ -2528,7 +2534,7 @@ wrong(
 wrong(
     T,
     ("- Never touch production.\n- Email login: app/auth.py; see @README.md",),
-    "an imported file is loaded on every turn too",
+    "an imported file is sent on every lap too",
     "limits",
     name="a short line importing the README",
 )
@@ -2640,7 +2646,7 @@ wrong(
         "- Live is off limits.\n- Fahrenheit: src/greenhouse/irrigation.py; changes: db/changes/.\n"
         "- Everything: @docs/watering-rules.md @db/README.md",
     ),
-    "an imported file is loaded on every turn too",
+    "an imported file is sent on every lap too",
     "limits",
     name="importing the docs",
 )

@@ -8,10 +8,16 @@ pinned window) the same must hold of what follows the request, in what the reque
 
 ``remarks_problem`` does the same for the window whose notice carries what the user said.
 
+``window_cases`` makes the cases a window is tried on: a made-up history, one of three counters, and
+a budget drawn near the edges that decide a window (the whole history exactly, each cut's desk
+exactly and one token short of it, the request alone, 0) or anywhere up to the whole history.
+
 Left out: windows that reorder messages, or keep an older turn in place of a newer one on purpose.
 """
 
 from __future__ import annotations
+
+import hypothesis.strategies as st
 
 from harness.context import DROPPED_NOTICE
 from harness.messages import (
@@ -24,13 +30,72 @@ from harness.messages import (
     user,
 )
 
-from .common import Fail, is_messages
+from .cases import SEED, STYLE, build_history, histories, show_messages, turns
+from .common import Fail, is_messages, not_messages
 
 NOTICE = user(DROPPED_NOTICE)
 _COUNTER = (
     "count every message with the counter you are given, counter(message): the check tries two different "
     "counters, and a desk measured another way can be over the budget, or shorter than it need be."
 )
+
+
+class Counter:
+    """A token counter for one message, as a window gets it: len(text_of(message)) // per + overhead.
+
+    A window must use the counter it is given; the checks hand it three different ones.
+    """
+
+    def __init__(self, per: int, overhead: int, words: bool = False):
+        self.per, self.overhead, self.words = per, overhead, words
+
+    def __call__(self, message) -> int:
+        text = text_of(message)
+        return (len(text.split()) if self.words else len(text) // self.per) + self.overhead
+
+    def __repr__(self) -> str:
+        size = "1 a word" if self.words else f"chars/{self.per}"
+        return f"{size} + {self.overhead} a message"
+
+
+COUNTERS = (Counter(4, 4), Counter(3, 2), Counter(1, 1, words=True))
+
+
+@st.composite
+def window_cases(draw, pinned: bool):
+    """(messages, budget, counter): a made-up history, a counter, and a budget near an edge or anywhere."""
+    messages = draw(histories())
+    counter = draw(st.sampled_from(COUNTERS))
+    head = counter(messages[0]) if pinned else 0
+    total = size_of(messages, counter)
+    edges = []
+    for cut in reversed(safe_cuts(messages)[:-1]):  # the newest cut first: the tightest desks
+        if cut >= 1 + pinned:
+            fits = head + counter(NOTICE) + size_of(messages[cut:], counter)
+            edges += [fits, fits - 1]
+    edges += [total, total - 1, 0] + ([head, head - 1] if pinned else [])
+    budget = draw(st.one_of(st.sampled_from(edges), st.integers(0, total + 50)))
+    return messages, max(budget, 0), counter
+
+
+@st.composite
+def remarks_cases(draw):
+    """(messages, budget, counter) for remarks_window: histories where most results carry a remark."""
+    recipe = turns(extras=st.sampled_from((4, 5, 6, 7, 0)))
+    piece = st.tuples(STYLE, st.integers(0, 6), SEED)
+    messages = build_history(draw(piece), draw(st.lists(recipe, max_size=7)), None)
+    counter = draw(st.sampled_from(COUNTERS))
+    request, total = counter(messages[0]), size_of(messages, counter)
+    edges = [total, total - 1, request, request - 1]
+    budget = draw(st.one_of(st.sampled_from(edges), st.integers(max(request - 1, 0), total + 20)))
+    return messages, max(budget, 0), counter
+
+
+def show_window_case(case) -> list[str]:
+    messages, budget, counter = case
+    return show_messages(messages, counter=counter) + [
+        f"budget = {budget:,} tokens; counter(message) = {counter!r}"
+    ]
 
 
 def _plain(message) -> int:
@@ -51,7 +116,7 @@ def window_problem(messages, budget, counter, out, pinned: bool, name: str) -> F
         )
     if not is_messages(out):
         return Fail(
-            f"for {size} {name} returned {type(out).__name__}, not a list of messages",
+            f"for {size} {name} returned {not_messages(out)}",
             "return a list of message dicts: the ones you send, in order.",
         )
     if not messages:
@@ -271,6 +336,9 @@ def _rest_problem(messages, budget, counter, rest, base, size) -> Fail | None:
 # ---- the window that carries the remarks (task 4) --------------------------------------------------
 
 
+PREAMBLE_ROOM = 12  # tokens a notice may spend on its own words before the remarks
+
+
 def user_remarks(messages: list[dict]) -> list[str]:
     """Every text block the user wrote in ``messages`` (not tool results). Example: 'By the way: ...'"""
     return [
@@ -297,7 +365,8 @@ def remarks_problem(messages, budget, counter, out) -> Fail | None:
     size = f"a history of {len(messages)} messages and a budget of {budget:,} tokens"
     if not is_messages(out):
         return Fail(
-            f"for {size} remarks_window returned {type(out).__name__}", "return a list of messages."
+            f"for {size} remarks_window returned {not_messages(out)}",
+            "return a list of messages.",
         )
     if not messages or counter(messages[0]) > budget:
         return (
@@ -341,7 +410,13 @@ def remarks_problem(messages, budget, counter, out) -> Fail | None:
             if cuts
             else None
         )
-        if cuts and size_of([messages[0], smallest] + messages[cuts[-1] :], counter) <= budget:
+        # Your notice may say more than DROPPED_NOTICE and the remarks ("The user said: ..."):
+        # a few tokens of room are left for that.
+        spare = PREAMBLE_ROOM
+        if (
+            cuts
+            and size_of([messages[0], smallest] + messages[cuts[-1] :], counter) + spare <= budget
+        ):
             return Fail(
                 f"for {size} you sent only the request, though the newest turn fits beside it and its "
                 "notice",
@@ -401,12 +476,14 @@ def remarks_problem(messages, budget, counter, out) -> Fail | None:
             f"for {size} your notice carries the text of a dropped tool result",
             "carry only what the user wrote (text blocks), not the tool results: a file can be read again.",
         )
-    dropped = user_remarks(messages[1:start])
-    preamble = max(0, len(text) - sum(len(r) + 1 for r in dropped))
     older = [c for c in cuts if c < start][-1:]
     for p in older:  # would the next older cut have fitted, with a notice worded like yours?
-        wider = user("x" * preamble + " ".join(user_remarks(messages[1:p])))
-        if size_of([messages[0], wider] + messages[p:], counter) + 2 <= budget:
+        narrower = text  # your notice, less the remarks that cut would have kept on the desk
+        for remark in reversed(user_remarks(messages[p:start])):
+            at = narrower.rfind(remark)
+            if at >= 0:
+                narrower = narrower[:at] + narrower[at + len(remark) :]
+        if size_of([messages[0], user(narrower)] + messages[p:], counter) + 2 <= budget:
             return Fail(
                 f"for {size} you dropped more than needed: from message {p} on, it still fitted",
                 "try the cuts from the oldest on and keep the first desk that fits (the notice grows "

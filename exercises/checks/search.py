@@ -1,0 +1,113 @@
+"""Trying a property on many made-up cases, and keeping the smallest case it fails on.
+
+A check states what must hold of any right answer -- a property -- as a function ``prop(case)`` that
+raises ``Fail`` when your answer breaks it on that case. ``hunt`` hands it first the cases the check
+wrote by hand (the edges: nothing, one item, exact fits), then cases Hypothesis makes up from a
+strategy; when one fails, Hypothesis shrinks it (fewer messages, shorter text, smaller numbers) while
+it still fails, and the smallest failing case is what the FAIL shows.
+
+Every run is seeded (``seed``), so a class sees the same verdict on every laptop and on every rerun.
+Two limits keep a check under two seconds: a number of made-up cases, and a time budget after which
+no new case is tried. The budget is counted in processor seconds, which a busy machine barely moves,
+so a fast answer meets every case everywhere; only an answer that is itself slow (or sleeps: a wall-
+clock limit of a few seconds catches that) is tried on fewer.
+
+Left out: Hypothesis's example database (nothing is written next to your notebook) and its health
+checks (they judge test suites, not answers).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from random import Random
+
+from hypothesis import HealthCheck, Phase, Verbosity, find, settings
+from hypothesis.errors import NoSuchExample
+
+from .common import Fail, NotDone
+
+# Made-up cases per check, unless a check says otherwise; the processor seconds it may spend on
+# them, and the wall-clock seconds (an answer that sleeps uses no processor time).
+EXAMPLES = 100
+SECONDS = 1.5
+WALL_SECONDS = 4.0
+
+
+def _settings(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        deadline=None,  # the time limits are ours: per call (common.call) and per hunt (below)
+        database=None,  # no .hypothesis folder beside the student's notebook
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+
+
+def hunt(
+    strategy, prop, show, *, seed: int, explicit=(), examples=EXAMPLES, seconds=SECONDS
+) -> int:
+    """Run ``prop`` on the ``explicit`` cases, then on made-up ones; raise the smallest failure.
+
+    ``show(case)`` gives the lines that describe a case (the FAIL prints them). Returns how many
+    cases were tried when none failed. A stub (NotImplementedError, NotDone) stops everything at once.
+    """
+    tried = 0
+    for case in explicit:
+        _try(prop, case, show)
+        tried += 1
+    failures: list[tuple[object, Fail]] = []
+    stop: list[BaseException] = []
+    ends, wall_ends = time.process_time() + seconds, time.monotonic() + WALL_SECONDS
+
+    def fails(case) -> bool:
+        nonlocal tried
+        if stop:
+            return True  # let Hypothesis finish quickly; the stub is reported below
+        if time.process_time() > ends or time.monotonic() > wall_ends:
+            return False  # out of time: no new case is tried
+        tried += 1
+        try:
+            prop(case)
+        except Fail as failed:
+            failures.append((case, failed))
+            return True
+        except (NotImplementedError, NotDone) as unfinished:
+            stop.append(unfinished)
+            return True
+        return False
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            find(strategy, fails, settings=_settings(examples), random=Random(seed))
+        except NoSuchExample:
+            pass  # no case failed: the usual ending for a right answer
+        except (Fail, NotDone, NotImplementedError, KeyboardInterrupt):
+            raise
+        except Exception as problem:
+            # Hypothesis ends with an error of its own when an answer fails once and not the next
+            # time (randomness, state kept between calls); the failure recorded below still stands.
+            if not failures and not stop:
+                raise problem from None
+    if stop:
+        raise stop[0]
+    if failures:
+        case, failed = failures[
+            -1
+        ]  # Hypothesis only tries smaller cases once one fails: the last is the smallest
+        failed.case = show(case)
+        raise failed
+    return tried
+
+
+def _try(prop, case, show) -> None:
+    try:
+        prop(case)
+    except Fail as failed:
+        if failed.case is None:
+            failed.case = show(case)
+        raise

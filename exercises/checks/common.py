@@ -254,11 +254,13 @@ def time_limit(seconds: float):
             signal.signal(signal.SIGALRM, _previous_handler.pop())
 
 
-def call(what: str, fn, *args, hint: str | None = None, seconds: float = PER_CALL, **kwargs):
+def call(what: str, fn, *args, hint: str | None = None, seconds: float | None = None, **kwargs):
     """Call student code; an error, an exit or a call past the time limit becomes a FAIL naming the call.
 
-    NotImplementedError passes through (the stub). Ctrl-C still stops the cell.
+    NotImplementedError passes through (the stub). Ctrl-C still stops the cell. ``seconds``: the time
+    limit, PER_CALL unless given.
     """
+    seconds = PER_CALL if seconds is None else seconds
     try:
         with time_limit(seconds):
             return fn(*args, **kwargs)
@@ -286,8 +288,9 @@ def call(what: str, fn, *args, hint: str | None = None, seconds: float = PER_CAL
 RUN_SECONDS = 4.0  # one run of the agent with your code inside takes well under a second
 
 
-def timed_run(what: str, make, seconds: float = RUN_SECONDS):
+def timed_run(what: str, make, seconds: float | None = None):
     """``make()`` -- a run of the agent with student code inside -- within ``seconds``, or a FAIL."""
+    seconds = RUN_SECONDS if seconds is None else seconds
     try:
         with time_limit(seconds):
             return make()
@@ -448,8 +451,10 @@ def messages_problem(out) -> str | None:
 
     Example: [{"role": "user"}] -> "message 0 has no content"
     """
-    if not isinstance(out, list):
-        return f"a {type(out).__name__}, not a list"
+    if type(out) is not list:  # a subclass could answer == with anything it likes
+        return f"a {type(out).__name__}, not a list" + (
+            " (a list of its own kind)" if isinstance(out, list) else ""
+        )
     for i, message in enumerate(out):
         problem = message_problem(message)
         if problem:
@@ -460,12 +465,12 @@ def messages_problem(out) -> str | None:
 def not_messages(out) -> str:
     """How ``out`` falls short of a list of messages, to follow 'returned'. Example: 'a tuple, not a list'"""
     problem = messages_problem(out)
-    return f"a list whose {problem}" if isinstance(out, list) else str(problem)
+    return f"a list whose {problem}" if type(out) is list else str(problem)
 
 
 def message_problem(message) -> str | None:
     """What is wrong with one message's shape, or None. Example: {"role": "bot", ...} -> "has the role 'bot'" """
-    if not isinstance(message, dict):
+    if type(message) is not dict:
         return f"is a {type(message).__name__}, not a dict"
     if message.get("role") not in ("user", "assistant"):
         return f"has the role {message.get('role')!r}, not 'user' or 'assistant'"

@@ -49,6 +49,7 @@ from .common import (
 from .lap_cases import PLACES, LapCase, lap_cases, lap_hint, made_up_laps, show_lap_case
 from .search import hunt
 from .window_rules import (
+    user_remarks,
     COUNTERS,
     NOTICE,
     remarks_problem,
@@ -467,6 +468,41 @@ def _remarks_scenarios(seed: int):
     yield messages[:1], counter(messages[0]), counter  # the request alone, fitting exactly
 
 
+def _fits_exactly(remarks_window, messages, counter, out) -> None:
+    """Your desk dropped messages[1:start]. Take the next older cut, p: if no remark lies between p
+    and start, your own notice would be the same there, so a budget of exactly that desk's size must
+    keep messages[p:] -- a desk that fills the budget to the last token fits."""
+    if len(out) < 3 or out == messages:
+        return
+    start = len(messages) - len(out) + 2
+    older = [c for c in safe_cuts(messages)[:-1] if 1 < c < start]
+    if not older or user_remarks(messages[older[-1] : start]):
+        return
+    p = older[-1]
+    budget = size_of([messages[0], out[1]] + messages[p:], counter)
+    if budget >= size_of(messages, counter):
+        return
+    again = call_on_copy(
+        f"remarks_window(<{len(messages)} messages>, {budget}, counter)",
+        remarks_window,
+        messages,
+        budget,
+        counter,
+        changed_hint=_CHANGED,
+        alias_hint=_ALIAS,
+    )
+    problem = remarks_problem(messages, budget, counter, again)
+    if problem:
+        raise problem
+    if again[2:] != messages[p:] and len(again[2:]) < len(messages) - p:
+        raise Fail(
+            f"for a budget of {budget:,} tokens -- exactly your own desk from message {p} on, "
+            f"notice included -- you dropped message {p} too; you sent "
+            f"{desk_of(again, messages, NOTICE)}",
+            "a desk that brings the total exactly to the budget fits: compare with <=, not <.",
+        )
+
+
 _REMARK_RUNS = [(2, 5000, RULES[0]), (3, 4500, RULES[1]), (4, 5000, RULES[2])]
 
 
@@ -504,6 +540,7 @@ def check_remarks_window(remarks_window, seed: int = 9) -> bool:
                 if is_messages(out):
                     problem.what += f"; you sent {desk_of(out, messages, NOTICE)}"
                 raise problem
+            _fits_exactly(remarks_window, messages, counter, out)
 
         edges = once(("remarks cases", seed), lambda: list(_remarks_scenarios(seed)))
         tried = hunt(

@@ -32,6 +32,7 @@ from .common import Fail, NotDone
 EXAMPLES = 100
 SECONDS = 1.5
 WALL_SECONDS = 4.0
+SHRINK_SECONDS = 0.5  # once a case fails, shrinking it may take this much more, no longer
 
 
 def _settings(examples: int) -> settings:
@@ -64,7 +65,7 @@ def hunt(
     ends, wall_ends = time.process_time() + seconds, time.monotonic() + WALL_SECONDS
 
     def fails(case) -> bool:
-        nonlocal tried
+        nonlocal tried, ends
         if stop:
             return True  # let Hypothesis finish quickly; the stub is reported below
         if time.process_time() > ends or time.monotonic() > wall_ends:
@@ -73,6 +74,8 @@ def hunt(
         try:
             prop(case)
         except Fail as failed:
+            if not failures:
+                ends = min(ends, time.process_time() + SHRINK_SECONDS)
             failures.append((case, failed))
             return True
         except (NotImplementedError, NotDone) as unfinished:

@@ -56,6 +56,21 @@ KINDS = {
     "import": "an import (or a pointer) to a file that does not exist",
     "diary": "a memory that is a diary of what happened",
     "partial": "a notice that carries only some of what was said",
+    # the kinds issue 34 found slipping through (exercise_answers_fresh.py)
+    "numbered": "right only when lap numbers start at 1",
+    "always-fits": "right only when the request fits",
+    "short": "right only on short summaries",
+    "ascii": "right only on ASCII text",
+    "half-rule": "a filter on half the rule",
+    "pattern": "a regular expression built from the text, unescaped",
+    "words": "the text's words found anywhere instead of the text",
+    "json": "the JSON of the desk searched instead of its text",
+    "typed-in": "a number typed in instead of the placeholder",
+    "padded": "a template padded past a similarity cut-off",
+    "joined": "a memory of copied lines joined together",
+    "outside": "an import or a pointer outside the codebase",
+    "passive": "a diary line in the passive voice",
+    "unseen": "code that raises on an input the old checks never gave",
 }
 WHERE = {
     "shape": [
@@ -150,6 +165,20 @@ WHERE = {
     "import": ["memory", "tight_memory", "greenhouse_memory"],
     "diary": ["memory", "tight_memory", "greenhouse_memory"],
     "partial": ["remarks_window"],
+    "numbered": ["first_lap_without", "token_bill", "smallest_window"],
+    "always-fits": ["pinned_window"],
+    "short": ["running_summary"],
+    "ascii": ["tokens_of", "first_lap_without"],
+    "half-rule": ["cheapest_settings"],
+    "pattern": ["first_lap_without"],
+    "words": ["first_lap_without"],
+    "json": ["first_lap_without"],
+    "typed-in": ["compaction_prompt", "two_rules_prompt"],
+    "padded": ["compaction_prompt", "two_rules_prompt"],
+    "joined": ["memory", "greenhouse_memory"],
+    "outside": ["memory", "tight_memory", "greenhouse_memory"],
+    "passive": ["memory", "tight_memory", "greenhouse_memory"],
+    "unseen": ["promote", "split_zones"],
 }
 
 
@@ -2670,3 +2699,7 @@ right(
     ),
     "no dashes, the stage alias",
 )
+
+
+# The answers written fresh for issue 34 join the same lists (the module registers them on import).
+import exercise_answers_fresh  # noqa: E402, F401

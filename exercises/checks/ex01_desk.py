@@ -85,7 +85,8 @@ def _known_cases():
         [assistant([text_block(a)])],
         1000,
         0,
-        "a message's content may be a list of blocks, not only a string: text_of(message) reads both.",
+        "count every message -- the assistant's too -- and every block: a message's content may "
+        "be a list of blocks, not only a string: text_of(message) reads both.",
     )
     yield (
         "one tool result of 1,000 characters",

@@ -26,6 +26,7 @@ import io
 import itertools
 import os
 import random
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -286,10 +287,12 @@ def check_promote(promote, seed: int = 7) -> bool:
         need_function(promote, "promote")
         with tempfile.TemporaryDirectory() as folder:
             numbers = itertools.count()
+            empty = Path(folder) / "run-from-here"  # promote runs from this folder, kept empty
+            empty.mkdir()
 
             def promoted_once(case):
                 path = Path(folder) / f"case{next(numbers)}" / "CLAUDE.md"
-                _promote_case(promote, case, path)
+                _promote_case(promote, case, path, empty)
 
             tried = hunt(
                 promote_cases(),
@@ -308,14 +311,14 @@ def check_promote(promote, seed: int = 7) -> bool:
     return verdict("promote", body)
 
 
-def _promote_case(promote, case: PromoteCase, path: Path) -> None:
+def _promote_case(promote, case: PromoteCase, path: Path, empty: Path) -> None:
     """Promote once, then again: the file must hold the old lines and the new ones, once each."""
     path.parent.mkdir()
     text = case.file_text()
     if text is not None:
         path.write_text(text, encoding="utf-8")
     target = str(path) if case.as_str else path
-    with watching(harness.promote.__file__) as borrowed, elsewhere():
+    with watching(harness.promote.__file__) as borrowed, elsewhere(empty):
         returned = call("promote(summary, memory_path)", promote, case.summary, target)
     if borrowed:
         raise Fail(
@@ -332,7 +335,7 @@ def _promote_case(promote, case: PromoteCase, path: Path) -> None:
     lines = [line.rstrip() for line in first.splitlines() if line.strip()]
     _memory_lines_problem(lines, case, added)
     _returned_problem(returned, added, case.existing or [])
-    with elsewhere():
+    with elsewhere(empty):
         again = call("promote run a second time", promote, case.summary, target)
     if (path.read_text(encoding="utf-8") if path.exists() else "") != first:
         raise Fail(
@@ -350,24 +353,25 @@ _GUARDED = [WORKSPACE / "CLAUDE.md", GREENHOUSE / "CLAUDE.md"]
 
 
 @contextlib.contextmanager
-def elsewhere():
-    """Run promote from an empty folder of its own; FAIL if it wrote anywhere but the file it was given.
+def elsewhere(folder: Path):
+    """Run promote from ``folder``, empty; FAIL if it wrote anywhere but the file it was given.
 
     A promote that ignores ``memory_path`` and writes "CLAUDE.md" lands in that empty folder, where the
     check sees it; one that writes a workspace's own CLAUDE.md gets that file put back as it was.
     """
     before = {p: p.read_bytes() for p in _GUARDED if p.exists()}
     here = os.getcwd()
-    with tempfile.TemporaryDirectory() as folder:
-        os.chdir(folder)
-        try:
-            yield
-        finally:
-            os.chdir(here)
-            strays = sorted(p.name for p in Path(folder).iterdir())
-            touched = [p for p, data in before.items() if not p.exists() or p.read_bytes() != data]
-            for p in touched:
-                p.write_bytes(before[p])
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+        strays = sorted(p.name for p in Path(folder).iterdir())
+        for stray in Path(folder).iterdir():
+            shutil.rmtree(stray) if stray.is_dir() else stray.unlink()
+        touched = [p for p, data in before.items() if not p.exists() or p.read_bytes() != data]
+        for p in touched:
+            p.write_bytes(before[p])
     if touched or strays:
         raise Fail(
             "promote wrote to "

@@ -18,6 +18,7 @@ shows a tool call's input as JSON, so such a text is never on the desk in its ow
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 import hypothesis.strategies as st
@@ -223,13 +224,20 @@ def lap_hint(got, case: LapCase) -> str:
     place = next((p for p, here in zip(case.places, on) if here), "request")
     said = next((s for s in case.said if s), case.text)
     where_it_is = PLACES[place]
+    position = next((i for i, n in enumerate(numbers) if n == expected), None)
+    if (
+        numbers[:1] != [1]  # numbered from another lap: a position is not a number
+        and isinstance(got, int)
+        and not isinstance(got, bool)
+        and position is not None
+        and got != expected
+        and got in (position, position + 1)
+    ):
+        return (
+            "lap numbers need not start at 1: return lap.number, not the position of the lap in "
+            "the list."
+        )
     if got is not None and not isinstance(got, bool) and got not in numbers:
-        position = next((i for i, n in enumerate(numbers) if n == expected), None)
-        if position is not None and got in (position, position + 1):
-            return (
-                "lap numbers need not start at 1: return lap.number, not the position of the lap "
-                "in the list."
-            )
         return "return the number of a lap (lap.number), or None if the text never leaves the desk."
     if got is None:
         if expected is None:
@@ -242,6 +250,12 @@ def lap_hint(got, case: LapCase) -> str:
             return (
                 f"the text is on the desk written {said!r}, and `text` is lowercase: compare in "
                 "lowercase, text in text_of(message).lower(). It sits " + where_it_is + "."
+            )
+        if re.escape(case.text) != case.text and not re.search(case.text, case.text):
+            return (
+                "this text holds characters a regular expression treats specially -- ( ) . * [ ] ? "
+                "$ -- so a pattern built from it does not find the text itself: look for it with "
+                "`in`, text in text_of(message).lower(), not with re. It sits " + where_it_is + "."
             )
         if not case.text.isascii() or set(case.text) & set("\"'\\"):
             return (

@@ -23,7 +23,17 @@ from harness.memory import imports_in, load_memory, system_prompt
 from harness.tokens import tiktoken_count
 from harness.tools import REPO_ROOT, WORKSPACE
 
-from .common import COPIED, Fail, NotDone, copied_lines, covered, overlap, word_bag
+from .common import (
+    COPIED,
+    Fail,
+    NotDone,
+    copied_lines,
+    covered,
+    is_whole,
+    number,
+    overlap,
+    word_bag,
+)
 
 MEMORY_CAP = 150  # tokens: the most this class lets a four-line CLAUDE.md cost per lap
 
@@ -97,6 +107,7 @@ PATHLIKE = re.compile(
     r"(?::\d+)?(?![\w/])"
 )
 MARKER = re.compile(r"`(\s*(?:--|#)[^`]*)`")
+ATS = re.compile(r"(?<![\w@`])@(\S+)")  # anything written as an import: @ and what follows it
 
 
 def _looks_like_a_path(name: str) -> bool:
@@ -156,8 +167,9 @@ def memory_shape(
             "text",
             "write CLAUDE.md as one string, one fact or rule per line.",
         )
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-        raise Fail(f"MEMORY_BUDGET is {budget!r}", "give a positive whole number of tokens.")
+    if not is_whole(budget) or number(budget) <= 0:
+        raise Fail(f"MEMORY_BUDGET is {budget!r:.40}", "give a positive whole number of tokens.")
+    budget = int(number(budget))  # numpy's or Decimal's whole numbers, as a plain int
     lines = [line for line in memory.splitlines() if line.strip()]
     if len(lines) > 4:
         raise Fail(
@@ -172,6 +184,16 @@ def memory_shape(
             f"CLAUDE.md is paid for on every lap: keep it to {cap} tokens or less.",
         )
     where = root.relative_to(REPO_ROOT)
+    loads = set(imports_in(memory))
+    for written in ATS.findall(re.sub(r"`[^`]*`", " ", memory)):
+        written = written.rstrip(".,;:)")
+        if ("/" in written or "." in written) and written not in loads:
+            raise Fail(
+                f"{name} has @{written}, which is not an import the harness loads",
+                "an import is @ and the path of a file of this codebase, from where CLAUDE.md sits "
+                "(at most one ../): anything else is loaded as nothing, and costs 0 tokens only "
+                "because session two never sees it.",
+            )
     for imported in imports_in(memory):
         if not _inside(root / imported, root):
             raise Fail(

@@ -769,7 +769,11 @@ wrong(W, window_crashing_on_empty, "an empty history is a real input", "index")
 wrong(W, window_popping_the_callers_list, "never pop, insert", "alias")
 wrong(W, window_without_return, "end the function with `return`")
 wrong(
-    W, window_handing_back_the_callers_list, "list(messages), not messages itself", "alias", "fits"
+    W,
+    window_handing_back_the_callers_list,
+    "a copy of messages, not messages itself",
+    "alias",
+    "fits",
 )
 wrong(W, window_with_its_own_notice, "not your own words")
 wrong(
@@ -1126,7 +1130,7 @@ wrong(P, pinned_window_with_the_notice_first, "the request goes first, before th
 wrong(
     P,
     pinned_window_handing_back_the_callers_list,
-    "list(messages), not messages itself",
+    "a copy of messages, not messages itself",
     "alias",
     "fits",
 )
@@ -1294,7 +1298,7 @@ wrong(R, remarks_window_carrying_the_results_too, "not the tool results", "text"
 wrong(
     R,
     remarks_window_handing_back_the_callers_list,
-    "list(messages), not messages itself",
+    "a copy of messages, not messages itself",
     "alias",
     "fits",
 )
@@ -1583,7 +1587,7 @@ wrong(K, compact_with_the_header_on_the_same_line, "then a newline")
 wrong(K, compact_splicing_the_callers_list, "return a NEW list", "alias")
 wrong(K, compact_without_return, "return the new list of messages")
 wrong(K, compact_summarizing_an_empty_middle, "nothing to summarize")
-wrong(K, compact_handing_back_the_callers_list, "list(messages)", "alias", "fits")
+wrong(K, compact_handing_back_the_callers_list, "a copy of messages", "alias", "fits")
 wrong(K, compact_keeping_four, "use your split_zones", "param")
 wrong(K, compact_dressing_up_the_summary, "unchanged")
 wrong(K, compact_summarizing_twice, "one summary call per compaction")

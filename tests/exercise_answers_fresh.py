@@ -683,7 +683,7 @@ def settings_with_keywords_and_numpy(window, task, run_with):
 CS = "cheapest_settings"
 wrong(CS, settings_on_staging_only, "a cheap run that fails is not cheap", "staging")
 wrong(CS, settings_that_answered_only, "a cheap run that fails is not cheap", "staging")
-wrong(CS, settings_by_the_last_laps_bill, "compare token_bill(run.laps)[0]")
+wrong(CS, settings_by_the_last_laps_bill, "compare the bills (your token_bill)")
 right(CS, settings_with_a_copy_of_the_task)
 right(CS, settings_with_keywords_and_numpy)
 

@@ -129,6 +129,29 @@ def test_student_copy_runs_headless_and_every_check_says_not_done(executed, name
         assert all(len(line) <= 80 for line in text.splitlines()), text
 
 
+@pytest.mark.integration  # runs the notebooks in kernels
+@pytest.mark.parametrize("name", NAMES)
+def test_every_printed_line_fits_in_80_characters(executed, name):
+    """The room reads the notebooks on a projector and on laptops: no printed line is wider than 80."""
+    for folder in (EXERCISES / "solutions", EXERCISES):
+        book, _ = executed[folder / f"{name}.ipynb"]
+        for cell in book.cells:
+            for output in cell.get("outputs", []):
+                for line in ANSI.sub("", output.get("text", "")).splitlines():
+                    assert len(line) <= 80, f"{folder.name}/{name}: {line!r}"
+
+
+def test_every_code_line_fits_in_80_characters_and_every_check_cell_runs_alone():
+    for path in sorted(EXERCISES.rglob("[0-9][0-9]_*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            wide = [line for line in cell.source.splitlines() if len(line) > 80]
+            assert not wide, f"{path.name}: {wide}"
+            if "checks.check_" in cell.source:
+                assert cell.source.startswith("from exercises import checks\n"), cell.source
+
+
 # ---- one source ---------------------------------------------------------------------------------------
 
 
@@ -469,6 +492,16 @@ def test_a_strange_answer_gets_a_fail_with_a_hint_and_no_traceback(check, answer
     assert ok is False and printed.count("✘ FAIL:") == 1, printed
     assert "Hint:" in printed.split("✘ FAIL:")[1], printed
     assert "could not finish" not in printed and "Traceback" not in printed, printed
+
+
+def test_a_wrong_prediction_is_told_what_happened_at_its_lap_never_where_the_wall_was():
+    from exercise_answers import overflow_lap
+
+    wall = overflow_lap()
+    for guess in (2, wall - 3, wall + 3, wall + 9):
+        ok, printed = verdict(C.check_overflow_prediction, guess, 6000)
+        assert ok is False and "Hint:" in printed, printed
+        assert f"lap {wall}" not in printed.replace(f"lap {guess}", ""), printed
 
 
 def test_an_error_names_the_line_of_the_students_code():

@@ -65,7 +65,7 @@ _CHANGED = (
     "insert into or edit the list you were given -- in the loop that list is the raw history."
 )
 _ALIAS = (
-    "return a new list even when everything fits -- list(messages), not messages itself: the loop keeps "
+    "return a new list even when everything fits -- a copy of messages, not messages itself: the loop keeps "
     "appending to its history, and the desk it sent must not change with it."
 )
 

@@ -66,7 +66,7 @@ _SPLIT_ALIAS = (
     "change the other."
 )
 _COMPACT_ALIAS = (
-    "return a copy, list(messages), even when there is nothing to compact: the caller keeps appending to "
+    "return a copy of messages, not messages itself, even when there is nothing to compact: the caller keeps appending to "
     "its history, and what was sent must not change with it."
 )
 
@@ -367,7 +367,7 @@ def compact_problem(messages, keep, out, seen, returned, size) -> Fail | None:
         return Fail(
             f"[{size}] the card has the role {card.get('role')!r}",
             "send the summary as a user message (the harness's note to the model): "
-            f"user('{CARD_HEADER}\\n' + text).",
+            "the header line, a newline, then the summary's text.",
         )
     text = text_of(card)
     if not text.startswith(CARD_HEADER + "\n"):

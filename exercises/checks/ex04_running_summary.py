@@ -568,7 +568,8 @@ def _sweep_problem(got, window, task, runs) -> Fail | None:
 
 
 _COMPARE = (
-    "compare token_bill(run.laps)[0] of every run that finished on staging, and keep the smallest."
+    "compare the bills (your token_bill) of every run that finished on staging, and keep the "
+    "smallest."
 )
 
 # Ways to pick a pair that are not the rule, and the idea each one misses. Each takes the table of a

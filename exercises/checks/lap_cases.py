@@ -249,13 +249,15 @@ def lap_hint(got, case: LapCase) -> str:
         if said != said.lower():
             return (
                 f"the text is on the desk written {said!r}, and `text` is lowercase: compare in "
-                "lowercase, text in text_of(message).lower(). It sits " + where_it_is + "."
+                "lowercase, as the rule says: text_of(message).lower(). It sits "
+                + where_it_is
+                + "."
             )
         if re.escape(case.text) != case.text and not re.search(case.text, case.text):
             return (
                 "this text holds characters a regular expression treats specially -- ( ) . * [ ] ? "
                 "$ -- so a pattern built from it does not find the text itself: look for it with "
-                "`in`, text in text_of(message).lower(), not with re. It sits " + where_it_is + "."
+                "`in`, on text_of(message).lower(), not with re. It sits " + where_it_is + "."
             )
         if not case.text.isascii() or set(case.text) & set("\"'\\"):
             return (
@@ -304,7 +306,8 @@ def _decoy_hint(decoy: str) -> str:
     if decoy == "words":
         return (
             "on that lap the desk holds the text's words, but not the text: look for the whole "
-            "text, in one piece (text in text_of(message).lower()), not for each word on its own."
+            "text, in one piece, in each message's text_of(...).lower(), not for each word on its "
+            "own."
         )
     if decoy == "regex":
         return (

@@ -177,7 +177,7 @@ def _over_hint(messages, budget, counter, out, head) -> str:
             )
         return (
             "the pinned head counts against the budget too: the window over the rest only gets what the "
-            "head leaves, budget - counter(messages[0])."
+            "head leaves of the budget."
         )
     if out == messages:
         return "the whole history is over the budget you were given: drop the oldest messages until what you send fits."

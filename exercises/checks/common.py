@@ -117,9 +117,9 @@ class Fail(Exception):
     ``case`` (lines) shows the input it went wrong on; the search fills it in with the smallest one.
     """
 
-    def __init__(self, what: str, hint: str, case: list[str] | None = None):
+    def __init__(self, what: str, hint: str, case: list[str] | None = None, slow: bool = False):
         super().__init__(what)
-        self.what, self.hint, self.case = what, hint, case
+        self.what, self.hint, self.case, self.slow = what, hint, case, slow
 
 
 class NotDone(Exception):
@@ -271,6 +271,7 @@ def call(what: str, fn, *args, hint: str | None = None, seconds: float | None = 
             f"{what} was still running after {seconds:g} s",
             "an input this small takes a right answer a few milliseconds: look for a loop whose "
             "condition never changes, or one that starts again from the beginning each time.",
+            slow=True,
         ) from None
     except BaseException as problem:  # SystemExit too: exit() in an answer must not end the check
         if hint is None and isinstance(problem, IndexError):
@@ -299,6 +300,7 @@ def timed_run(what: str, make, seconds: float | None = None):
             f"{what} was still running after {seconds:g} s",
             "each call of your code inside the loop should take a few milliseconds: look for a loop "
             "that never ends, or work repeated on every call.",
+            slow=True,
         ) from None
 
 

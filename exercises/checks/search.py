@@ -55,7 +55,8 @@ def hunt(
     """Run ``prop`` on the ``explicit`` cases, then on made-up ones; raise the smallest failure.
 
     ``show(case)`` gives the lines that describe a case (the FAIL prints them). Returns how many
-    cases were tried when none failed. A stub (NotImplementedError, NotDone) stops everything at once.
+    cases were tried when none failed. A stub (NotImplementedError, NotDone) stops everything at once,
+    and so does a call that ran past its time limit (shrinking would only wait for it again).
     """
     tried = 0
     for case in explicit:
@@ -75,7 +76,10 @@ def hunt(
         try:
             prop(case)
         except Fail as failed:
-            if not failures:
+            if failed.slow:  # a call past its time limit: no smaller case makes it quicker
+                failed.case = show(case)
+                stop.append(failed)
+            elif not failures:
                 ends = min(ends, time.process_time() + SHRINK_SECONDS)
             failures.append((case, failed))
             return True

@@ -311,7 +311,7 @@ def pinned_on_a_copy(messages, budget, counter):
 
 P = "pinned_window"
 wrong(P, pinned_trusting_the_request_to_fit, "when not even the request fits", "limits")
-wrong(P, pinned_counting_the_notice_twice, "keep as much as fits")
+wrong(P, pinned_counting_the_notice_twice, "keep the newest messages that fit")
 right(P, pinned_with_keyword_calls)
 right(P, pinned_on_a_copy)
 

@@ -21,7 +21,7 @@ from hypothesis import find
 from hypothesis.errors import NoSuchExample
 
 from exercises.checks import cases, lap_cases, made_up_runs, promote_cases, window_rules
-from exercises.checks.search import _settings
+from exercises.checks.search import _only_its_own_constants, _settings
 from harness.messages import blocks_of, safe_cuts, text_of
 
 HOW_MANY = 250
@@ -36,7 +36,8 @@ def sample(strategy, n: int = HOW_MANY, seed: int = 1) -> list:
         return False
 
     try:
-        find(strategy, keep, settings=_settings(n), random=Random(seed))
+        with _only_its_own_constants():
+            find(strategy, keep, settings=_settings(n), random=Random(seed))
     except NoSuchExample:
         pass
     return found
@@ -157,3 +158,12 @@ def test_a_check_cell_run_too_early_says_what_to_run_first(capsys):
     assert "NameError" not in printed and not result.success
     shell.run_cell("def f():\n    return undefined_here\nf()")  # anywhere else: the usual traceback
     assert "NameError" in capsys.readouterr().out
+
+
+def test_a_check_writes_nothing_beside_the_notebook(tmp_path, monkeypatch):
+    """No .hypothesis folder, no cache: the folder a check runs from stays as it was."""
+    from exercises import checks
+
+    monkeypatch.chdir(tmp_path)
+    checks.check_split_zones(lambda messages, keep: (messages[:1], messages[1:], []))
+    assert list(tmp_path.iterdir()) == []

@@ -49,6 +49,10 @@ from .common import (
 from .lap_cases import PLACES, LapCase, lap_cases, lap_hint, made_up_laps, show_lap_case
 from .search import hunt
 from .window_rules import (
+    COUNTER_HINT,
+    HEAD_HINT,
+    measures_the_request_its_own_way,
+    ignores_the_counter,
     user_remarks,
     COUNTERS,
     NOTICE,
@@ -79,7 +83,7 @@ def window_scenarios(seed: int, pinned: bool):
     chars4 = COUNTERS[0]
     for i in range(12):
         messages = random_history(
-            rng, turns=rng.randint(2, 14), wide=0.1 if i % 5 == 0 else 0.0, big_inputs=i % 5 == 1
+            rng, turns=rng.randint(2, 7), wide=0.1 if i % 5 == 0 else 0.0, big_inputs=i % 5 == 1
         )
         counter = COUNTERS[i % 2]
         head = counter(messages[0]) if pinned else 0
@@ -101,7 +105,7 @@ def window_scenarios(seed: int, pinned: bool):
 
 def edge_scenarios(rng, pinned: bool, counter):
     """The cases a careful grader tries. Each is (messages, budget, counter)."""
-    messages = random_history(rng, turns=8, chat=False)
+    messages = random_history(rng, turns=4, chat=False)
     head = counter(messages[0]) if pinned else 0
     total = size_of(messages, counter)
     cuts = [c for c in safe_cuts(messages)[:-1] if c >= 1 + pinned]
@@ -174,6 +178,18 @@ def _try_windows(window_fn, name: str, seed: int, pinned: bool) -> int:
         if problem:
             if is_messages(out):
                 problem.what += f"; you sent {desk_of(out, messages, NOTICE)}"
+                # Is the counter the mistake? Ask the window again, every count ten times as big.
+                if ignores_the_counter(window_fn, messages, budget, counter, out):
+                    problem.hint = COUNTER_HINT
+                elif pinned and problem.hint in (COUNTER_HINT, HEAD_HINT):
+                    # over the budget beside the request: did it forget the request, or measure it
+                    # its own way? A request whose characters and tokens disagree tells.
+                    own_way = measures_the_request_its_own_way(window_fn)
+                    problem.hint = COUNTER_HINT if own_way else HEAD_HINT
+                elif problem.hint == COUNTER_HINT:
+                    problem.hint = window_problem(
+                        messages, budget, counter, out, pinned=pinned, name=name, counted=True
+                    ).hint
             raise problem
 
     edges = once(("window cases", seed, pinned), lambda: list(window_scenarios(seed, pinned)))
@@ -264,11 +280,14 @@ def _hand_written(seed: int):
         yield case
     rng = random.Random(seed)
     places = list(PLACES)
-    for n, (shape_name, shape) in enumerate(_SHAPES + [_SHAPES[0]] * 4):
+    # Every shape once, the places in turn; then every place again on a shape where the text leaves
+    # (so a search that misses it there gives a wrong answer), in lowercase, then in other cases.
+    shapes = _SHAPES + [_SHAPES[0]] * len(places) + [_SHAPES[1]] * len(places)
+    for n, (shape_name, shape) in enumerate(shapes):
         place = places[n % len(places)]
         piece = "don't touch production" if place == "quotes" else rng.choice(RULES)[1]
-        # each place first in lowercase (so a miss there is about the place), then in other cases
-        said = piece if n < len(places) else rng.choice([piece.capitalize(), piece.upper()])
+        upper = n >= len(_SHAPES) + len(places)
+        said = rng.choice([piece.capitalize(), piece.upper()]) if upper else piece
         laps = made_up_laps(rng, shape, place, said)
         yield LapCase(
             laps,

@@ -259,7 +259,7 @@ def lap_hint(got, case: LapCase) -> str:
                 "$ -- so a pattern built from it does not find the text itself: look for it with "
                 "`in`, on text_of(message).lower(), not with re. It sits " + where_it_is + "."
             )
-        if not case.text.isascii() or set(case.text) & set("\"'\\"):
+        if place != "quotes" and (not case.text.isascii() or set(case.text) & set("\"'\\")):
             return (
                 "search text_of(message) of each message, in lowercase, not str(lap.sent) or "
                 "json.dumps(...): this text holds quotes or letters outside ASCII, which the printed "

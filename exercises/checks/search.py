@@ -13,18 +13,23 @@ busy machine barely moves -- or of wall-clock seconds, no new case is tried, and
 stops after a few seconds more. An answer of ordinary speed never meets either limit, so it meets the
 same cases, and gets the same verdict and the same smallest case, everywhere.
 
-Left out: Hypothesis's example database (nothing is written next to your notebook) and its health
-checks (they judge test suites, not answers).
+Left out: Hypothesis's example database, and the numbers and words it gathers from the modules loaded
+beside it (its "local constants"): with them, the cases would depend on what else a student has
+imported, and Hypothesis would keep a cache of them in a .hypothesis folder next to the notebook.
+Nothing is written there. Also left out: its health checks (they judge test suites, not answers).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from random import Random
 
 from hypothesis import HealthCheck, Phase, Verbosity, find, settings
 from hypothesis.errors import NoSuchExample
+from hypothesis.internal.conjecture import providers as _providers
+from hypothesis.internal.constants_ast import Constants
 
 from .common import Fail, NotDone
 
@@ -49,10 +54,32 @@ def _settings(examples: int) -> settings:
     )
 
 
+@contextlib.contextmanager
+def _only_its_own_constants():
+    """While a check searches, Hypothesis mixes in no constants from the modules loaded around it.
+
+    (A private corner of Hypothesis, pinned in requirements.lock; if it moves, this does nothing.)
+    """
+    real = getattr(_providers, "_get_local_constants", None)
+    cache = getattr(getattr(_providers, "CONSTANTS_CACHE", None), "cache", None)
+    if real is None or cache is None:
+        yield
+        return
+    _providers._get_local_constants = Constants
+    cache.clear()  # what was gathered before, with the modules' constants
+    try:
+        yield
+    finally:
+        _providers._get_local_constants = real
+        cache.clear()
+
+
 def hunt(
     strategy, prop, show, *, seed: int, explicit=(), examples=EXAMPLES, seconds=SECONDS
 ) -> int:
-    """Run ``prop`` on the ``explicit`` cases, then on made-up ones; raise the smallest failure.
+    """Run ``prop`` on the ``explicit`` cases, then on made-up ones; raise the first failure (of the
+    made-up ones, the smallest). The explicit cases are the edges written by hand, each made to
+    catch one mistake and name it: they go first.
 
     ``show(case)`` gives the lines that describe a case (the FAIL prints them). Returns how many
     cases were tried when none failed. A stub (NotImplementedError, NotDone) stops everything at once,
@@ -88,7 +115,7 @@ def hunt(
             return True
         return False
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _only_its_own_constants():
         warnings.simplefilter("ignore")
         try:
             find(strategy, fails, settings=_settings(examples), random=Random(seed))
@@ -104,9 +131,8 @@ def hunt(
     if stop:
         raise stop[0]
     if failures:
-        case, failed = failures[
-            -1
-        ]  # Hypothesis only tries smaller cases once one fails: the last is the smallest
+        # Once a case fails, Hypothesis only tries smaller ones: the last failure is the smallest.
+        case, failed = failures[-1]
         failed.case = show(case)
         raise failed
     return tried

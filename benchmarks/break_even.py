@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.compaction import ThreeZoneCompaction
 from harness.model import CLASS_WINDOW
 from harness.running_summary import RunningSummary

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from benchmarks.compare import table
 from stage.long_session import LONG_TASK, long_workspace
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.tokens import Meter
 from stage.frontier import frontier, measure, sweep
 

@@ -42,15 +42,16 @@ from pathlib import Path
 
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.model import CLASS_WINDOW
 from harness.prompts import NAIVE_PROMPT
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
-from stage.offline import DeskModel
-from stage.offline.desk import is_rule, sentences, without_rules
+from stage.offline import OfflineModel
+from stage.offline.view import is_rule, sentences, without_rules
 from stage.tasks import Task, file_reading_task, workspace_task
 
 MAX_LAPS = 80
@@ -92,7 +93,7 @@ def automatic_window(task: Task, workspace: Path, meter: Meter) -> int:
     """
     run = run_agent(
         task.request,
-        DeskModel(window=200_000, meter=meter),
+        OfflineModel(window=200_000, meter=meter),
         tools=Toolbox(workspace),
         remarks=task.remarks,
         max_laps=MAX_LAPS,
@@ -175,7 +176,7 @@ def compare(
     for name, strategy in strategies().items():
         run = run_agent(
             task.request,
-            DeskModel(window=window, meter=meter),
+            OfflineModel(window=window, meter=meter),
             tools=Toolbox(workspace),
             context=strategy,
             remarks=remarks,

@@ -3,13 +3,13 @@
     .venv/bin/python -m benchmarks.notebook_matrix            # the whole matrix (tens of minutes)
     .venv/bin/python -m benchmarks.notebook_matrix --jobs 2   # two notebooks at a time
 
-Each run starts a local Anthropic-compatible server (``stage/desk_server.py``) and executes one notebook
+Each run starts a local Anthropic-compatible server (``stage/offline_server.py``) and executes one notebook
 with ``ANTHROPIC_API_KEY``/``ANTHROPIC_BASE_URL`` pointing at it and ``CONTEXT_DESK_MODEL`` naming the
 model, so the real ``anthropic`` SDK and ``ClaudeModel`` carry every call. A run is clean when no cell
 raised. ``tests/test_notebook_matrix.py`` runs a representative part of this in ``make test``.
 
 The rows: every lesson notebook (00-06) x {desk model, each misbehaving model}, and every exercise
-solution x the desk model only -- the solutions build ``DeskModel`` themselves (their checks must be
+solution x the desk model only -- the solutions build ``OfflineModel`` themselves (their checks must be
 deterministic), so the server sees no request from them and a misbehaving model would not reach them.
 Left out: the browser (see tests/test_browser_dashboard.py) and Anthropic's real servers.
 """
@@ -36,11 +36,11 @@ def cells() -> list[tuple[Path, str]]:
 
 def run_cell(pair):
     """One notebook against one model, with a server of its own."""
-    from stage.desk_server import DeskServer
+    from stage.offline_server import OfflineServer
     from stage.notebook_matrix import execute
 
     path, model, keep = (*pair, None)[:3]
-    with DeskServer() as server:
+    with OfflineServer() as server:
         return execute(path, server, model, keep=keep)
 
 

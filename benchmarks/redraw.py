@@ -34,7 +34,7 @@ from harness.compaction import ThreeZoneCompaction
 from harness.laps import Lap
 from harness.loop import run_agent
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.picture import Picture
 from stage.plots import threshold_tokens
 from stage.tasks import file_reading_task
@@ -47,7 +47,7 @@ PLAIN_LAPS = 15  # laps drawn the plain way (each a whole figure): enough for a 
 def long_session(laps: int, meter: Meter, window: int = 5000) -> tuple[list[Lap], int]:
     """``laps`` lap records from one real run replayed end to end, and the run's threshold in tokens."""
     task, strategy = file_reading_task(), ThreeZoneCompaction()
-    model = DeskModel(window=window, meter=meter)
+    model = OfflineModel(window=window, meter=meter)
     run = run_agent(task.request, model, context=strategy, max_laps=80, meter=meter)
     session, climbed = [], 0
     while len(session) < laps:

@@ -36,7 +36,7 @@ from harness.loop import run_agent
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter, cl100k, naive_total
 from harness.tools import Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,7 +54,7 @@ GOALS = {
 class TimedModel:
     """A model that adds up the CPU seconds spent in its replies.
 
-    Example: TimedModel(DeskModel()).seconds -> 0.0 until it has replied.
+    Example: TimedModel(OfflineModel()).seconds -> 0.0 until it has replied.
     """
 
     def __init__(self, model):
@@ -85,7 +85,7 @@ class TimedToolbox(Toolbox):
 def timed_session(strategy, max_laps: int, window: int = 5000):
     """Run the class task once; return (run, {laps, seconds, ms per lap: total / model / tools / harness})."""
     task = file_reading_task()
-    model, tools = TimedModel(DeskModel(window=window, meter=Meter("tiktoken"))), TimedToolbox()
+    model, tools = TimedModel(OfflineModel(window=window, meter=Meter("tiktoken"))), TimedToolbox()
     start, wall = clock(), time.perf_counter()
     run = run_agent(
         task.request, model, tools=tools, context=strategy, remarks=task.remarks, max_laps=max_laps

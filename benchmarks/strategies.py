@@ -24,10 +24,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.compare import table
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.cost import bill
 from harness.laps import Run
 from harness.loop import run_agent
@@ -37,7 +38,7 @@ from harness.prompts import NAIVE_PROMPT
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.long_session import BIG_WINDOW, LONG_TASK, long_workspace
 from stage.tasks import Task, file_reading_task
 
@@ -151,7 +152,7 @@ def go(
 
     Example: go(file_reading_task(), FullHistory()).stopped -> "overflow"
     """
-    model = DeskModel(window=window, meter=meter or Meter())
+    model = OfflineModel(window=window, meter=meter or Meter())
     return run_agent(
         task.request,
         model,

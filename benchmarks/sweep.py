@@ -25,9 +25,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from harness.loop import run_agent
-from harness.strategies import DeskSettings
+from harness.strategies import StrategySettings
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 CLEAN_STOPS = ("answered", "overflow", "compaction_failed", "max_laps")
@@ -46,8 +46,8 @@ class Setting:
     rule_at_lap: int | None
 
     @property
-    def desk(self) -> DeskSettings:
-        return DeskSettings(self.strategy, self.window, self.threshold, self.tail_turns)
+    def desk(self) -> StrategySettings:
+        return StrategySettings(self.strategy, self.window, self.threshold, self.tail_turns)
 
 
 @dataclass
@@ -134,7 +134,7 @@ def run_one(setting: Setting, covers: int = 1) -> Outcome:
         strategy = default_strategies()[setting.strategy](setting.desk)
         run = run_agent(
             task.request,
-            DeskModel(window=setting.window, meter=meter),
+            OfflineModel(window=setting.window, meter=meter),
             context=strategy,
             remarks=task.remarks,
             max_laps=MAX_LAPS,

@@ -28,7 +28,7 @@ from harness.notes import memory_costs, write_note
 from harness.promote import remember_into
 from harness.tokens import Meter
 from harness.tools import Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import GOAL, file_reading_task
 
 WINDOW = 20_000  # roomy: no compaction, so only memory differs between the runs
@@ -43,7 +43,7 @@ def session_one(
     tools = Toolbox(remember=remember_into(notebook))
     run = run_agent(
         file_reading_task().request,
-        DeskModel(window=window, meter=meter),
+        OfflineModel(window=window, meter=meter),
         tools=tools,
         system=system_prompt(memory, invite_remember=True),
     )
@@ -54,7 +54,7 @@ def session_two(
     memory: Memory | None, request: str = GOAL, window: int = WINDOW, meter: Meter | None = None
 ) -> Run:
     """A fresh session on ``request``; the only thing it carries over is ``memory`` in its system prompt."""
-    model = DeskModel(window=window, meter=meter or Meter())
+    model = OfflineModel(window=window, meter=meter or Meter())
     return run_agent(request, model, system=system_prompt(memory))
 
 

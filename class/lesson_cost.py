@@ -5,7 +5,7 @@
 Each lesson notebook is executed headless (nbclient) with one cell put in front of it: it wraps
 `stage.switch.pick_model`, so every model a lesson asks for -- the ones that become Claude when
 ANTHROPIC_API_KEY is set -- adds the `usage` of each reply to a counter, and a last cell prints the
-counter. Models a cell builds itself (`DeskModel(...)` written out, as the exercise checks do) stay
+counter. Models a cell builds itself (`OfflineModel(...)` written out, as the exercise checks do) stay
 offline even with a key, so they are not counted. The dollars use the price of the model a key would
 use (stage/claude.py: CLAUDE_PRICES for CONTEXT_DESK_MODEL, default DEFAULT_CLAUDE_MODEL), without the
 prompt-cache discount: an upper bound. A model the table does not list is priced at the lessons' round

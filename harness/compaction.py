@@ -6,7 +6,7 @@ history is untouched; the strategy only remembers the summary and where the verb
 
 **The piece** of lesson 03 is the split: ``three_zones(history, tail_turns) -> (head, middle, tail)``.
 ``ThreeZoneCompaction(split=...)`` takes the class's own; the strategy does the rest (when to fire,
-the summary call, rebuilding the desk). ``summarize``, ``Writer`` and ``tail_start`` are shared with the
+the summary call, rebuilding the desk). ``summarize``, ``SummaryWriter`` and ``tail_start`` are shared with the
 running summary (``harness.running_summary``), the same idea folded every few turns.
 Left out: summarizing in the background while the agent works on, and per-zone token budgets.
 """
@@ -40,7 +40,7 @@ class _Summarized:
     warned_stuck: bool = False
 
 
-class Writer:
+class SummaryWriter:
     """The model as a summary writer: ``write(prompt) -> text``, counting the calls and tokens it spends."""
 
     def __init__(self, model):
@@ -54,7 +54,9 @@ class Writer:
         return reply.text.strip()
 
 
-def summarize(fold_in, summary: str, events: list[dict], write: Writer, depth: int = 0) -> str:
+def summarize(
+    fold_in, summary: str, events: list[dict], write: SummaryWriter, depth: int = 0
+) -> str:
     """The new summary: ``fold_in(summary, events, write)``, which asks the model through ``write``.
 
     If the summary call is itself too long for the window, fold the events in two halves, one call
@@ -71,9 +73,9 @@ def summarize(fold_in, summary: str, events: list[dict], write: Writer, depth: i
         return summarize(fold_in, first, events[half:], write, depth + 1)
 
 
-def written_summary(fold_in, summary: str, events: list[dict], model) -> tuple[str, Writer]:
+def written_summary(fold_in, summary: str, events: list[dict], model) -> tuple[str, SummaryWriter]:
     """The new summary and the writer that counted its cost; an empty summary fails like an API error."""
-    write = Writer(model)
+    write = SummaryWriter(model)
     text = summarize(fold_in, summary, events, write)
     if not text:
         raise ModelError("the summary came back empty")

@@ -98,7 +98,7 @@ class Strategy:
 
     @classmethod
     def from_settings(cls, settings) -> Strategy:
-        """A fresh strategy from a ``harness.strategies.DeskSettings``; it takes what it uses."""
+        """A fresh strategy from a ``harness.strategies.StrategySettings``; it takes what it uses."""
         return cls()
 
 

@@ -6,7 +6,7 @@ a tenth of the input price for it (a cache **read**); whatever comes after is st
 time at 1.25x the input price (a cache **write**). Output is priced on its own.
 
 How this module models the cache, from the ``Lap`` records alone (``stage.claude`` sends the
-same breakpoints; ``harness.cache_aware.breakpoints`` is the one rule both follow):
+same breakpoints; ``harness.cache.breakpoints`` is the one rule both follow):
 
 * The system prompt and the tool definitions never change during a run and carry their own
   breakpoint: written on the first request, read on every later one.

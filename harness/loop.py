@@ -41,7 +41,7 @@ def run_agent(
     ``remarks`` are things the user says mid-task: ``{3: "Never touch production."}`` adds that text
     to the message that carries lap 3's tool results. ``resume`` continues from a saved history
     (``load_transcript(path)``) instead of starting from ``request``.
-    Example: run_agent("List the files.", DeskModel()) -> a Run whose ``final`` names the files.
+    Example: run_agent("List the files.", OfflineModel()) -> a Run whose ``final`` names the files.
     """
     if max_laps < 1:
         raise ValueError(f"max_laps must be at least 1, not {max_laps}.")

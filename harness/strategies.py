@@ -1,9 +1,9 @@
 """The strategies by name, and the desk's settings in one object.
 
 ``STRATEGIES`` is the one table of strategies: the dashboard's menu, the benchmarks, the exercises and
-the tests all read it. ``DeskSettings`` is everything a desk is set up with -- the strategy's name, the
+the tests all read it. ``StrategySettings`` is everything a desk is set up with -- the strategy's name, the
 window, the threshold and the tail -- handed on as one object; each strategy takes from it what it uses
-(``Strategy.from_settings``). Example: DeskSettings("running summary", tail_turns=0).make_strategy()
+(``Strategy.from_settings``). Example: StrategySettings("running summary", tail_turns=0).make_strategy()
 -> RunningSummary(tail_turns=0)
 """
 
@@ -32,7 +32,7 @@ STRATEGIES: dict[str, type[Strategy]] = {
 
 
 @dataclass(frozen=True)
-class DeskSettings:
+class StrategySettings:
     """How one desk is set up. ``window`` is the model's, in tokens; ``threshold`` a fraction of the
     usable window; ``tail_turns`` the newest turns kept word for word."""
 

@@ -26,7 +26,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.laps import Run
 from harness.loop import run_agent
 from harness.memory import PROJECT_MEMORY, load_memory, system_prompt
@@ -36,7 +37,7 @@ from harness.prompts import NAIVE_PROMPT, SYSTEM_PROMPT, compaction_prompt, rend
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from stage.frontier import bill_without_summary
-from stage.offline import DeskModel, summary_request
+from stage.offline import OfflineModel, summary_request
 from stage.palette import FIXED, GOOD, INK, MEMORY, MUTED, WALL, ZONES
 from stage.plots import end_labels, make_room_right, draw_desk, plot_tokens, threshold_tokens
 from stage.tasks import GOAL, file_reading_task
@@ -56,7 +57,7 @@ METER = Meter("tiktoken")  # one meter for every run: counts are cached per mess
 # ---- the runs behind the pictures -------------------------------------------------------------------
 
 
-class SummaryCounting(DeskModel):
+class SummaryCounting(OfflineModel):
     """The desk model, noting the ``usage`` of every summary call it answers (for the cycle's numbers)."""
 
     def __init__(self, *args, **kwargs):
@@ -223,7 +224,7 @@ def compaction_by_hand() -> Figure:
     """The board example from a real run: six messages, and the card the model writes from them."""
     full = runs("full")
     six = full.history[1:7]  # after the request: three laps of work
-    model = DeskModel(window=CLASS_WINDOW, meter=METER)
+    model = OfflineModel(window=CLASS_WINDOW, meter=METER)
     reply = model.reply("", [user(compaction_prompt(render(six), max_words=60))], [])
     card = reply.text.strip()
     sizes = [METER.count(message) for message in six]
@@ -317,7 +318,7 @@ def three_zones() -> Figure:
     three_zone, task = runs("three_zone"), file_reading_task()
     compactions = [r for r in three_zone.laps if r.kind == "compact"]
     record = compactions[min(2, len(compactions) - 1)]  # a later one: the summary has grown
-    limit = threshold_tokens(ThreeZoneCompaction(), DeskModel(window=CLASS_WINDOW, meter=METER))
+    limit = threshold_tokens(ThreeZoneCompaction(), OfflineModel(window=CLASS_WINDOW, meter=METER))
     figure = new_figure(11, 5.4)
     ax = figure.add_axes([0.03, 0.30, 0.95, 0.40])
     draw_desk(record, rule=task.rule, request=task.request, ax=ax, meter=METER, threshold=limit)
@@ -383,7 +384,7 @@ def three_zones() -> Figure:
 def sawtooth() -> Figure:
     """Three-zone compaction over a whole session: climb to the threshold, drop, climb again."""
     three_zone = runs("three_zone")
-    model = DeskModel(window=CLASS_WINDOW, meter=METER)
+    model = OfflineModel(window=CLASS_WINDOW, meter=METER)
     figure = new_figure(11, 5.8)
     ax = figure.subplots()
     plot_tokens(
@@ -403,7 +404,7 @@ def sawtooth() -> Figure:
 def compaction_cycle() -> Figure:
     """The loop a compacting harness runs, as a diagram, with the numbers of a real run beside it."""
     three_zone = runs("three_zone")
-    model = DeskModel(window=CLASS_WINDOW, meter=METER)
+    model = OfflineModel(window=CLASS_WINDOW, meter=METER)
     strategy = ThreeZoneCompaction()
     limit, usable = threshold_tokens(strategy, model), model.window - strategy.output_reserve
     events = compaction_events(three_zone)

@@ -12,7 +12,7 @@
 * ``outcomes``     -- one-line verdicts computed from a run ("it ran the fix on staging")
 * ``tasks``, ``classroom`` -- the class task, and the notebooks' setup check
 * ``frontier``, ``subagent`` -- going further: dollars against tokens, and a fresh desk for a sub-task
-* ``standin_server``, ``desk_server``, ``misbehaving``, ``notebook_matrix`` -- local servers that speak the
+* ``standin_server``, ``offline_server``, ``misbehaving``, ``notebook_matrix`` -- local servers that speak the
   Messages API (canned, or answered by the desk model), models that misbehave on purpose, and the
   notebook-by-model matrix the tests and ``make bench`` run
   (``server_levers`` is the desk server's side of the API levers)

@@ -43,7 +43,8 @@ from harness.context import FullHistory, Strategy
 from harness.laps import Run, billed_tokens
 from harness.loop import run_agent
 from harness.model import Model, ModelError
-from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox, ToolError
+from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox
+from harness.sandbox import ToolError
 from stage.claude import ClaudeModel, claude_model_name
 from stage.lever_model import LeverModel
 from stage.server_compaction import BackgroundCompaction, OnDemandCompaction

@@ -36,7 +36,7 @@ import re
 
 import anthropic
 
-from harness.cache_aware import EPHEMERAL, breakpoints, is_marked, mark, unmarked
+from harness.cache import EPHEMERAL, breakpoints, is_marked, mark, unmarked
 from harness.cost import Prices
 from harness.messages import blocks_of
 from harness.model import ContextOverflow, ModelError, Reply
@@ -258,7 +258,7 @@ class ClaudeModel:
 
 
 def with_breakpoints(messages: list[dict], lap: bool = True) -> list[dict]:
-    """The messages with exactly the breakpoints ``cache_aware.breakpoints`` names (none if not ``lap``).
+    """The messages with exactly the breakpoints ``cache.breakpoints`` names (none if not ``lap``).
 
     Marks a strategy left on older messages are taken off; messages that need no change are passed as
     they are. Example: [A, B(marked), C] -> [A, B(marked), C(marked)]; with lap=False -> [A, B, C]

@@ -18,10 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.cost import PRICES, Bill, Prices, bill
 from harness.laps import Run
 from harness.loop import run_agent
@@ -31,7 +32,7 @@ from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
 from stage.long_session import BIG_WINDOW
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import Task
 
 
@@ -103,7 +104,7 @@ def sweep(quick: bool = False) -> list[tuple[str, str, object]]:
 
 def one_run(task: Task, strategy, window: int, workspace: Path, meter: Meter, max_laps: int = 200):
     """Run ``task`` once with the offline desk model."""
-    model = DeskModel(window=window, meter=meter)
+    model = OfflineModel(window=window, meter=meter)
     return run_agent(
         task.request,
         model,
@@ -227,7 +228,7 @@ def bill_without_summary(
     meter = meter or Meter("tiktoken")
     runs = []
     for context, size in ((strategy, window), (FullHistory(), big_window)):
-        model, tools = DeskModel(window=size, meter=meter), Toolbox(workspace or WORKSPACE)
+        model, tools = OfflineModel(window=size, meter=meter), Toolbox(workspace or WORKSPACE)
         runs.append(
             run_agent(
                 task.request,

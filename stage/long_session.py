@@ -27,7 +27,7 @@ from harness.laps import Lap, Run
 from harness.loop import run_agent
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 FILLERS = 43  # about 60 laps in all
@@ -168,7 +168,7 @@ def bill_race(
         }.items():
             run = run_agent(
                 LONG_TASK.request,
-                DeskModel(window=window, meter=meter),
+                OfflineModel(window=window, meter=meter),
                 tools=Toolbox(tools),
                 context=strategy,
                 remarks=LONG_TASK.remarks,

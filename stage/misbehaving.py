@@ -1,7 +1,7 @@
 """Misbehaving models: what a real model may do that the offline desk model never does.
 
 Each is a ``Model`` (``name``, ``window``, ``reply``) to hand to ``run_agent`` directly, and each is
-served by ``stage/desk_server.py`` under its ``name`` -- so a notebook run with
+served by ``stage/offline_server.py`` under its ``name`` -- so a notebook run with
 ``CONTEXT_DESK_MODEL=claude-stand-in-answers-at-once`` meets it through the real ``anthropic`` SDK.
 
 * ``answers-at-once``   -- answers the first request with a sentence and no tool call.
@@ -28,7 +28,7 @@ import random
 
 from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 
 PREFIX = "claude-stand-in-"  # the name the SDK sends; "claude-" so describe_model calls it Claude
 
@@ -40,7 +40,7 @@ class Misbehaving:
 
     def __init__(self, window: int = 5000, meter: Meter | None = None, seed: int = 15):
         self.meter = meter or Meter("tiktoken")
-        self.desk = DeskModel(window=window, meter=self.meter)
+        self.desk = OfflineModel(window=window, meter=self.meter)
         self.name, self.window, self.seed = PREFIX + self.kind, window, seed
         self.turn = 0
 
@@ -279,4 +279,4 @@ def model_named(name: str, window: int, meter: Meter | None = None, desk_size: i
     if kind in KINDS:
         options = {"desk_size": desk_size} if kind == "oversized-summary" else {}
         return KINDS[kind](window=window, meter=meter, **options)
-    return DeskModel(window=window, meter=meter or Meter("tiktoken"))
+    return OfflineModel(window=window, meter=meter or Meter("tiktoken"))

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Callable
 
 from harness.compaction import three_zones
-from harness.context import FullHistory, keep_newest
+from harness.context import FullHistory
+from harness.sliding_window import keep_newest
 from harness.loop import run_agent
 from harness.memory import load_claude_md
 from harness.messages import assistant, user

@@ -1,4 +1,4 @@
-"""The server side of the API's levers, as the local desk server (``stage/desk_server.py``) plays it.
+"""The server side of the API's levers, as the local desk server (``stage/offline_server.py``) plays it.
 
 Plain functions on a request's messages, so the desk server stays short:
 
@@ -30,7 +30,7 @@ import hashlib
 from harness.messages import blocks_of, user
 from harness.prompts import compaction_prompt, render
 from harness.tokens import Meter
-from stage.offline.desk import Desk
+from stage.offline.view import View
 
 CLEARED = "[tool result cleared by the server's context management]"
 SUMMARY_HEADER = "[Summary of the conversation so far]"
@@ -252,7 +252,7 @@ def summary_prompt(messages: list[dict], instructions: str | None) -> str:
 
 def trace(system: str, messages: list[dict], tools: list[dict]) -> str:
     """The stand-in's 'thinking': what it can see on the desk. Grows as the desk fills, like real thinking."""
-    desk = Desk.read(system, messages, tools)
+    desk = View.read(system, messages, tools)
     read = sorted(p for p in desk.evidence_of_reading() if p)
     return "\n".join(
         [

@@ -25,7 +25,8 @@ from harness.context import FullHistory, Strategy
 from harness.laps import Run
 from harness.loop import run_agent
 from harness.model import Model
-from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox, ToolError
+from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox
+from harness.sandbox import ToolError
 
 DELEGATE_SCHEMA = {
     "name": "delegate",
@@ -147,7 +148,7 @@ def measure_delegation(
 ) -> DelegationMeasure:
     """Run ``request`` alone and with a ``delegate`` tool, same model kind, same strategy; compare.
 
-    Example: measure_delegation(task.request, lambda: DeskModel(window=20000)).peak_delegated
+    Example: measure_delegation(task.request, lambda: OfflineModel(window=20000)).peak_delegated
     -> a fraction of .peak_alone, because the files were read on the sub-agents' desks.
     """
     alone = run_agent(

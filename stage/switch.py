@@ -22,9 +22,9 @@ def pick_model(window: int | None = None, **desk_options) -> Model:
         from stage.claude import ClaudeModel, claude_model_name
 
         return ClaudeModel(model=claude_model_name(), toy_window=window)
-    from stage.offline import DeskModel
+    from stage.offline import OfflineModel
 
-    return DeskModel(window=window or CLASS_WINDOW, **desk_options)
+    return OfflineModel(window=window or CLASS_WINDOW, **desk_options)
 
 
 def describe_model(model: Model | None = None) -> str:

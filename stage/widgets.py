@@ -32,9 +32,9 @@ from harness.context import Strategy
 from harness.laps import Lap
 from harness.loop import run_agent
 from harness.model import CLASS_WINDOW
-from harness.strategies import STRATEGIES, DeskSettings
+from harness.strategies import STRATEGIES, StrategySettings
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.palette import EVENTS, FIXED, WALL, ZONES  # noqa: F401
 from stage.picture import HEIGHT, WIDTH, Picture
 from stage.plots import (  # noqa: F401
@@ -74,7 +74,7 @@ STYLE = """<style>
 
 # ---- 4. the dashboard -------------------------------------------------------------------------------
 
-StrategyMaker = Callable[[DeskSettings], Strategy]  # the desk's settings -> a fresh strategy
+StrategyMaker = Callable[[StrategySettings], Strategy]  # the desk's settings -> a fresh strategy
 
 
 def default_strategies() -> dict[str, StrategyMaker]:
@@ -87,7 +87,7 @@ class Dashboard:
 
     Offline, a run is computed first (a fraction of a second) and play replays it with ``delay`` seconds
     between laps; with Claude, laps are drawn as they arrive. After a control changes, play or step starts
-    again from lap 0. ``strategies`` maps names to strategies, or to ``DeskSettings -> strategy``.
+    again from lap 0. ``strategies`` maps names to strategies, or to ``StrategySettings -> strategy``.
     Its size fits a 1280 x 720 projector with JupyterLab's file browser open; ``large=True`` (or the
     "large" toggle) draws it 40 % bigger for a bigger screen.
     Example: desk = Dashboard(); desk.step(); desk.shown -> 1
@@ -195,9 +195,9 @@ class Dashboard:
         )
 
     # -- the run --
-    def settings(self) -> DeskSettings:
+    def settings(self) -> StrategySettings:
         c = self.controls
-        return DeskSettings(
+        return StrategySettings(
             c["strategy"].value, c["window"].value, c["threshold"].value, c["tail_turns"].value
         )
 
@@ -215,7 +215,9 @@ class Dashboard:
             threshold_tokens(strategy, model),
             settings.strategy,
         )
-        self._stream = not isinstance(model, DeskModel)  # Claude is slow: draw each lap as it comes
+        self._stream = not isinstance(
+            model, OfflineModel
+        )  # Claude is slow: draw each lap as it comes
         self.run = run_agent(
             self.task.request,
             model,

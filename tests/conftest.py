@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.standin_server import SDK_ENV, TEST_KEY, StandIn
 from stage.tasks import file_reading_task
 
@@ -45,8 +45,8 @@ def meter():
 
 
 @pytest.fixture
-def desk_model(meter):
-    return DeskModel(window=5000, meter=meter)
+def offline_model(meter):
+    return OfflineModel(window=5000, meter=meter)
 
 
 @pytest.fixture

@@ -24,7 +24,8 @@ from pathlib import Path
 import nbformat
 
 from exercises import checks, make_student_copies
-from harness.context import DROPPED_NOTICE, FullHistory
+from harness.sliding_window import DROPPED_NOTICE
+from harness.context import FullHistory
 from harness.messages import blocks_of, result_text, safe_cuts, text_of, tool_results, user
 from harness.prompts import COMPACTION_TEMPLATE, NAIVE_PROMPT
 from harness.tokens import Meter, chars4, tiktoken_count

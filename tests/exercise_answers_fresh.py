@@ -39,7 +39,7 @@ from exercise_answers import (
 )
 
 from exercises import checks
-from harness.context import DROPPED_NOTICE
+from harness.sliding_window import DROPPED_NOTICE
 from harness.messages import blocks_of, safe_cuts, text_of, tool_results, user
 from harness.prompts import COMPACTION_TEMPLATE
 from harness.tools import WORKSPACE

@@ -10,7 +10,7 @@ from harness.messages import assistant, pair_problems, user
 from harness.model import ContextOverflow, ModelError
 from harness.running_summary import RunningSummary
 from stage.claude import ClaudeModel
-from stage.offline import DeskModel, summary_request
+from stage.offline import OfflineModel, summary_request
 from stage.standin_server import error_body
 from stage.tasks import file_reading_task
 
@@ -89,7 +89,7 @@ def test_busy_service_is_a_clean_stop_with_advice(server):
 # ---- the summary call itself ---------------------------------------------------------------------
 
 
-class SummaryTrouble(DeskModel):
+class SummaryTrouble(OfflineModel):
     """The desk model, except that summary calls misbehave in a chosen way."""
 
     def __init__(self, trouble, limit=0, **kw):

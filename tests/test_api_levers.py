@@ -38,7 +38,7 @@ from stage.api_levers import (
     side_by_side,
 )
 from stage.lever_model import recent_turns
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.standin_server import message_body
 from stage.tasks import file_reading_task
 
@@ -87,7 +87,7 @@ def test_offline_side_by_side_runs_the_hand_built_ones_and_skips_the_levers(mete
         file_reading_task().request,
         {"three-zone": ThreeZoneCompaction()},
         [lever() for lever in LEVERS],
-        make_model=lambda: DeskModel(meter=meter),
+        make_model=lambda: OfflineModel(meter=meter),
     )
     assert results["three-zone"].database_target == "staging"
     skipped = [results[lever().name] for lever in LEVERS]

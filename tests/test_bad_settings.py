@@ -5,7 +5,7 @@ import pytest
 from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
 from harness.strategies import make_strategy
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 # ---- bad settings, before any work ----------------------------------------------------------------
@@ -29,13 +29,13 @@ def test_bad_settings_get_a_clear_message(name, settings, words):
 
 def test_a_window_smaller_than_the_pinned_head_is_refused_up_front():
     with pytest.raises(ValueError, match="smaller than the pinned head"):
-        run_agent(file_reading_task().request, DeskModel(window=200))
+        run_agent(file_reading_task().request, OfflineModel(window=200))
 
 
 def test_an_output_reserve_bigger_than_the_window_is_explained():
     run_attempt = lambda: run_agent(
         file_reading_task().request,
-        DeskModel(window=600),
+        OfflineModel(window=600),
         context=ThreeZoneCompaction(output_reserve=1000),
     )
     with pytest.raises(ValueError, match="leaves no room"):

@@ -1,7 +1,7 @@
 """The Claude backend sends the cache breakpoints the bill assumes, and the bill uses the cache counts
 the server reports. Checked on the request bodies the stand-in server records (no network).
 
-The rule (``harness.cache_aware.breakpoints``): an agent lap marks the last tool definition, the
+The rule (``harness.cache.breakpoints``): an agent lap marks the last tool definition, the
 system prompt, the last message, and the newest message a strategy marked -- four, the API's limit.
 A bare summary prompt carries none.
 """
@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from harness.cache_aware import ClearThenCompact, breakpoints, mark
+from harness.clear_then_compact import ClearThenCompact
+from harness.cache import breakpoints, mark
 from harness.cost import bill, lap_bills
 from harness.loop import run_agent
 from harness.messages import assistant, blocks_of, user

@@ -13,7 +13,7 @@ def test_the_counter_adds_the_usage_of_picked_models_only(monkeypatch):
     )  # restored after the test
     space = {}
     exec(lesson_cost.COUNTER_CELL, space)
-    from stage.offline import DeskModel
+    from stage.offline import OfflineModel
     from stage.switch import pick_model
 
     picked = pick_model(window=5000)
@@ -21,7 +21,9 @@ def test_the_counter_adds_the_usage_of_picked_models_only(monkeypatch):
         picked.reply("You are a desk.", [user(f"Read the files, please ({n}).")], [], 200)
         for n in range(3)
     ]
-    DeskModel(window=5000).reply("You are a desk.", [user("Not counted: built by hand.")], [], 200)
+    OfflineModel(window=5000).reply(
+        "You are a desk.", [user("Not counted: built by hand.")], [], 200
+    )
 
     tally = space["_tally"]
     assert tally["calls"] == 3

@@ -16,10 +16,10 @@ import pytest
 from nbclient import NotebookClient
 
 from harness.compaction import ThreeZoneCompaction
-from harness.context import SlidingWindow
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.running_summary import RunningSummary
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.pieces import class_piece
 from stage.tasks import file_reading_task
 from tools.build_views import finished_piece
@@ -165,7 +165,7 @@ def crash(*args):
 def test_a_piece_that_raises_stops_the_run_cleanly_and_says_which(make):
     task = file_reading_task()
     run = run_agent(
-        task.request, DeskModel(window=3000), context=make(), remarks=task.remarks, max_laps=40
+        task.request, OfflineModel(window=3000), context=make(), remarks=task.remarks, max_laps=40
     )
     assert run.stopped == "piece_failed" and "crash raised KeyError" in run.problem
     assert run.laps[-1].kind == "piece_failed"
@@ -181,7 +181,7 @@ def test_a_split_that_cuts_a_tool_pair_is_refused_with_the_reason():
 
     run = run_agent(
         file_reading_task().request,
-        DeskModel(window=3000),
+        OfflineModel(window=3000),
         context=ThreeZoneCompaction(split=split_inside_a_pair, tail_turns=1),
         max_laps=40,
     )

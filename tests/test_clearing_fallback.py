@@ -12,7 +12,7 @@ from harness.clearing import ClearToolResults
 from harness.loop import run_agent
 from harness.messages import pair_problems, text_of
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 CASES = [(window, keep, rule) for window in (2200, 3000) for keep in (1, 2) for rule in (None, 3)]
@@ -22,7 +22,7 @@ def go(strategy, window, rule=None):
     task, meter = file_reading_task(rule_at_lap=rule), Meter()
     return run_agent(
         task.request,
-        DeskModel(window=window, meter=meter),
+        OfflineModel(window=window, meter=meter),
         context=strategy,
         remarks=task.remarks,
         max_laps=80,

@@ -8,7 +8,7 @@ from harness.compaction import ThreeZoneCompaction
 from harness.context import FullHistory
 from harness.loop import run_agent
 from harness.messages import assistant, user
-from stage.offline import ContextRot, DeskModel
+from stage.offline import ContextRot, OfflineModel
 from stage.tasks import file_reading_task
 
 SEEDS = range(10)
@@ -16,7 +16,7 @@ SEEDS = range(10)
 
 def go(meter, threshold, seed, window=5000, context=None):
     task = file_reading_task(rule_at_lap=3)  # a rule said in passing: it lives in the middle
-    model = DeskModel(window=window, meter=meter, rot=ContextRot(seed=seed))
+    model = OfflineModel(window=window, meter=meter, rot=ContextRot(seed=seed))
     return run_agent(
         task.request,
         model,
@@ -27,7 +27,7 @@ def go(meter, threshold, seed, window=5000, context=None):
 
 
 def test_it_is_off_by_default_and_labelled_a_simulation():
-    assert DeskModel().rot is None
+    assert OfflineModel().rot is None
     assert "SIMULATION" in ContextRot.__doc__ and "not a measurement" in ContextRot.__doc__
     with pytest.raises(ValueError):
         ContextRot(starts_at=1.2)
@@ -38,7 +38,7 @@ def test_a_roomy_desk_does_not_rot(meter):
     task = file_reading_task(rule_at_lap=3)
     plain = run_agent(
         task.request,
-        DeskModel(window=20000, meter=meter),
+        OfflineModel(window=20000, meter=meter),
         context=FullHistory(),
         remarks=task.remarks,
     )

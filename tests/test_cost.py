@@ -12,7 +12,7 @@ from harness.loop import run_agent
 from harness.messages import user
 from harness.tokens import Meter
 from stage.frontier import bill_without_summary
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 CHARS4 = Meter("chars4")
@@ -107,7 +107,7 @@ def test_a_marked_message_keeps_the_front_before_a_rewrite():
     Unmarked: [A, B, C] stored only its whole front, so [A, B, X, D] finds nothing but the system
     prompt and tools (100). Marked: the front [A, B] was stored too -> read 300, write 200.
     """
-    from harness.cache_aware import mark
+    from harness.cache import mark
 
     X = msg("X")
     plain = lap_bills([lap(1, [A, B, C], 400), lap(2, [A, B, X, D], 500)], meter=CHARS4)
@@ -141,7 +141,7 @@ def test_the_provider_counts_win_over_the_model():
 
 
 def test_breakpoints_are_the_last_message_and_the_newest_mark():
-    from harness.cache_aware import breakpoints, mark
+    from harness.cache import breakpoints, mark
 
     assert breakpoints([]) == []
     assert breakpoints([A, B, C]) == [2]
@@ -154,7 +154,7 @@ def test_breakpoints_are_the_last_message_and_the_newest_mark():
 
 @pytest.fixture(scope="module")
 def compacting_run():
-    model = DeskModel(window=5000)
+    model = OfflineModel(window=5000)
     return run_agent(file_reading_task().request, model, context=ThreeZoneCompaction(), max_laps=80)
 
 
@@ -175,7 +175,7 @@ def test_compaction_throws_the_cache_away(compacting_run):
 
 
 def test_full_history_reads_everything_but_the_newest_turn(meter):
-    model = DeskModel(window=100_000, meter=meter)
+    model = OfflineModel(window=100_000, meter=meter)
     run = run_agent(file_reading_task().request, model, context=FullHistory())
     bills = lap_bills(run.laps, meter=meter)
     for before, now, paid in zip(run.laps, run.laps[1:], bills[1:]):

@@ -516,10 +516,10 @@ def test_an_error_names_the_line_of_the_students_code():
 
 def test_an_error_in_the_harness_is_not_blamed_on_the_student(monkeypatch):
     """If the model itself breaks during a check, the verdict says so instead of blaming the answer."""
-    from stage.offline import DeskModel
+    from stage.offline import OfflineModel
 
     monkeypatch.setattr(
-        DeskModel, "reply", text_of
+        OfflineModel, "reply", text_of
     )  # a harness function called wrongly: a TypeError
     ok, printed = verdict(C.check_memory, solution("05_memory", "MEMORY"), 80)
     assert ok is False and "could not finish" in printed and "not in your answer" in printed, (

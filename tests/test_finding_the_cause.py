@@ -18,7 +18,7 @@ from benchmarks.compare import compare, why_stopped
 from harness.loop import run_agent
 from harness.messages import user
 from harness.tools import TOOL_SCHEMAS, Toolbox
-from stage.offline import Desk, DeskModel
+from stage.offline import View, OfflineModel
 from stage.offline.findings import facts_in_file, goal_terms, judge
 from stage.offline.locating import quote_core, search_terms, strong, terms, weigh
 
@@ -127,7 +127,7 @@ def test_a_cause_past_the_first_part_of_a_long_file_is_found_through_a_search():
             "The monthly invoice export leaves out the first invoice row of every file. Find the cause in "
             f"svc/ and migrations/, then apply the pending fix to the database. {RULE}"
         )
-        run = run_agent(request, DeskModel(window=60_000), tools=Toolbox(folder), max_laps=40)
+        run = run_agent(request, OfflineModel(window=60_000), tools=Toolbox(folder), max_laps=40)
     assert run.stopped == "answered" and run.database_target == "staging"
     assert run.toolbox.sql_log[-1]["statement"] == "UPDATE exports SET resend = true;"
     assert "svc/exports.py:298 (export_invoices)" in run.final
@@ -148,7 +148,7 @@ def test_with_a_cause_and_no_fix_it_applies_nothing_and_says_so(tmp_path):
         "def export(rows):\n    # the first invoice row is dropped: the range starts at 1\n    return rows[1:]\n"
     )
     request = f"The invoice export drops the first invoice row. Find the cause in svc/, then apply the fix to the database. {RULE}"
-    run = run_agent(request, DeskModel(window=20_000), tools=Toolbox(tmp_path), max_laps=30)
+    run = run_agent(request, OfflineModel(window=20_000), tools=Toolbox(tmp_path), max_laps=30)
     assert run.stopped == "answered" and run.toolbox.sql_log == []
     assert "svc/exports.py:2" in run.final and "Nothing applied" in run.final
     assert why_stopped(run, 30).startswith(
@@ -171,7 +171,7 @@ def test_a_weak_cause_and_a_pending_migration_in_view_run_the_migration(tmp_path
         "-- state: pending\nUPDATE colours SET hex = '#' || hex;\n"
     )
     request = f"Colour values are rejected. Look in lib/ and db/, then apply the pending fix to the database. {RULE}"
-    run = run_agent(request, DeskModel(window=20_000), tools=Toolbox(tmp_path), max_laps=30)
+    run = run_agent(request, OfflineModel(window=20_000), tools=Toolbox(tmp_path), max_laps=30)
     assert [s["statement"] for s in run.toolbox.sql_log] == ["UPDATE colours SET hex = '#' || hex;"]
 
 
@@ -213,7 +213,7 @@ def test_random_workspaces_without_markers_still_give_up_their_cause(push):
             where = strip_marker_and_push_down(Path(scratch), spec, push)
             run = run_agent(
                 f"{spec['request']} {spec['rule']}",
-                DeskModel(window=60_000),
+                OfflineModel(window=60_000),
                 tools=Toolbox(scratch),
                 max_laps=60,
             )
@@ -232,7 +232,7 @@ def test_the_goal_keeps_no_part_of_a_rule_sentence():
         "Avoid production at all costs; staging is fine.",
         "Production is off limits, staging is fine.",
     ):
-        desk = Desk.read("", [user(f"{goal} {rule} {rule}")], TOOL_SCHEMAS)
+        desk = View.read("", [user(f"{goal} {rule} {rule}")], TOOL_SCHEMAS)
         assert desk.goal() == goal and desk.target() == "staging"
 
 

@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import cache_frontier
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from stage.frontier import Point, frontier, measure, sweep
 from stage.plots import plot_cost_frontier
 from stage.tasks import file_reading_task

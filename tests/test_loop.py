@@ -5,15 +5,15 @@ import json
 import pytest
 
 from harness.context import FullHistory
-from harness.laps import load_transcript
+from harness.transcript import load_transcript
 from harness.loop import run_agent
 from harness.model import ModelError, Reply
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 
 
 def test_full_run_answers_with_a_lap_record_per_lap(task, meter):
     laps = []
-    run = run_agent(task.request, DeskModel(window=20000, meter=meter), on_lap=laps.append)
+    run = run_agent(task.request, OfflineModel(window=20000, meter=meter), on_lap=laps.append)
     assert run.stopped == "answered"
     assert laps == run.laps and [lap.number for lap in laps] == list(range(1, len(laps) + 1))
     assert all(a.raw_tokens < b.raw_tokens for a, b in zip(laps, laps[1:]))  # the desk only grows
@@ -25,12 +25,12 @@ def test_full_run_answers_with_a_lap_record_per_lap(task, meter):
 
 def test_the_bill_grows_quadratically_without_management(task, meter):
     """Each lap re-sends everything: the bill is the sum of the desk sizes, lap after lap."""
-    run = run_agent(task.request, DeskModel(window=20000, meter=meter))
+    run = run_agent(task.request, OfflineModel(window=20000, meter=meter))
     assert run.laps[-1].total_input == sum(lap.assembled_tokens for lap in run.laps)
 
 
 def test_overflow_stops_cleanly_and_keeps_the_history(task, meter):
-    run = run_agent(task.request, DeskModel(window=5000, meter=meter), context=FullHistory())
+    run = run_agent(task.request, OfflineModel(window=5000, meter=meter), context=FullHistory())
     assert run.stopped == "overflow"
     assert run.laps[-1].kind == "overflow" and "5,000-token window" in run.problem
     assert len(run.history) == 2 * (len(run.laps) - 1) + 1  # every finished lap is still there
@@ -38,7 +38,9 @@ def test_overflow_stops_cleanly_and_keeps_the_history(task, meter):
 
 def test_transcript_is_written_as_it_goes_and_reads_back(task, meter, tmp_path):
     path = tmp_path / "run.jsonl"
-    run = run_agent(task.request, DeskModel(window=20000, meter=meter), transcript=path, max_laps=5)
+    run = run_agent(
+        task.request, OfflineModel(window=20000, meter=meter), transcript=path, max_laps=5
+    )
     assert run.stopped == "max_laps" and len(run.laps) == 5
     assert load_transcript(path) == json.loads(json.dumps(run.history))
 
@@ -53,7 +55,7 @@ def test_a_malformed_transcript_line_is_named(tmp_path):
 def test_remarks_arrive_with_the_tool_results(task, meter):
     run = run_agent(
         task.request,
-        DeskModel(window=20000, meter=meter),
+        OfflineModel(window=20000, meter=meter),
         remarks={2: "By the way: hello."},
         max_laps=3,
     )
@@ -76,9 +78,9 @@ def test_a_model_error_stops_with_its_message(task):
     assert len(run.history) == 1 and run.laps[0].model_calls == 0
 
 
-def test_max_laps_must_be_positive(task, desk_model):
+def test_max_laps_must_be_positive(task, offline_model):
     with pytest.raises(ValueError, match="max_laps"):
-        run_agent(task.request, desk_model, max_laps=0)
+        run_agent(task.request, offline_model, max_laps=0)
 
 
 def test_a_text_reply_ends_the_run(task):

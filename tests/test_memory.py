@@ -24,7 +24,7 @@ from harness.promote import (
 from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
 from harness.tools import WORKSPACE, Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import GOAL, file_reading_task
 
 RULE_LINE = "- Never touch production: run database changes on staging only."
@@ -178,7 +178,7 @@ def test_bad_files_are_skipped_with_a_message_and_the_session_starts(tmp_path, m
     assert [f.path for f in memory.files] == [project]
     said = " ".join(memory.messages)
     assert "not UTF-8" in said and "0xe9" in said and "@missing.md" in said and "@folder" in said
-    model = DeskModel(window=20000, meter=meter)
+    model = OfflineModel(window=20000, meter=meter)
     model_run = run_agent("List the files.", model, system=system_prompt(memory))
     assert model_run.stopped == "answered"
 
@@ -345,7 +345,7 @@ def test_promotion_out_of_a_real_compaction_summary(tmp_path, meter):
     task = file_reading_task(rule_at_lap=3)
     first = run_agent(
         task.request,
-        DeskModel(window=5000, meter=meter),
+        OfflineModel(window=5000, meter=meter),
         context=ThreeZoneCompaction(),
         remarks=task.remarks,
     )

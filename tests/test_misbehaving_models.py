@@ -9,12 +9,12 @@ import pytest
 
 from harness.compaction import ThreeZoneCompaction
 from harness import strategies as harness_strategies
-from harness.context import SlidingWindow
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.messages import tool_results
 from harness.running_summary import RunningSummary
 from stage.misbehaving import BAD_CALLS, KINDS, model_named
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 CLEAN = {"answered", "overflow", "compaction_failed", "max_laps"}
@@ -75,14 +75,16 @@ def test_an_oversized_summary_is_longer_than_the_desk():
 
 def test_ignores_the_rule_goes_to_production_with_the_rule_in_view():
     desk = run_agent(
-        file_reading_task().request, DeskModel(window=5000), context=ThreeZoneCompaction()
+        file_reading_task().request, OfflineModel(window=5000), context=ThreeZoneCompaction()
     )
     assert desk.database_target == "staging"  # the desk model, seeing the rule, keeps it
     assert go("ignores-the-rule", ThreeZoneCompaction).database_target == "production"
 
 
 def test_obeys_unseen_goes_to_staging_with_the_rule_gone():
-    desk = run_agent(file_reading_task().request, DeskModel(window=5000), context=SlidingWindow())
+    desk = run_agent(
+        file_reading_task().request, OfflineModel(window=5000), context=SlidingWindow()
+    )
     assert desk.database_target == "production"  # the rule fell off the desk
     assert go("obeys-unseen", SlidingWindow).database_target == "staging"
 
@@ -94,7 +96,7 @@ def test_random_is_seeded():
 
 
 def test_model_named_picks_by_the_name_the_sdk_sends():
-    assert isinstance(model_named("claude-haiku-5-5", 1000), DeskModel)
+    assert isinstance(model_named("claude-haiku-5-5", 1000), OfflineModel)
     for kind, cls in KINDS.items():
         model = model_named(f"claude-stand-in-{kind}", 1000)
         assert isinstance(model, cls) and model.name == f"claude-stand-in-{kind}"

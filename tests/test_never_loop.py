@@ -9,7 +9,7 @@ from real_libraries import RULE as LIBRARY_RULE
 from real_libraries import make_library_workspace
 
 from benchmarks.compare import automatic_window, task_for, why_stopped
-from harness.cache_aware import ClearThenCompact
+from harness.clear_then_compact import ClearThenCompact
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
@@ -19,7 +19,7 @@ from harness.prompts import NAIVE_PROMPT
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from harness.tools import TOOL_SCHEMAS, WORKSPACE, Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import RULE, file_reading_task
 
 IN_APP = (
@@ -44,7 +44,7 @@ def test_find_the_cause_in_app_finishes_on_staging_for_every_compaction_strategy
 
     (With no verbatim tail at all, the vague prompt's 40 words hold the goal and no progress, so that one agent
     starts over after each compaction: a real loss, not this bug -- see test_tail_and_decisions.)"""
-    run = run_agent(IN_APP, DeskModel(window=5000), context=STRATEGIES[name](tail), max_laps=80)
+    run = run_agent(IN_APP, OfflineModel(window=5000), context=STRATEGIES[name](tail), max_laps=80)
     assert run.stopped == "answered", why_stopped(run, 80)
     assert run.toolbox.sql_log[-1] == {
         "target": "staging",
@@ -68,7 +68,7 @@ def call(box, name, **args):
 
 
 def next_call(messages):
-    reply = DeskModel(window=20_000).reply("", messages, TOOL_SCHEMAS)
+    reply = OfflineModel(window=20_000).reply("", messages, TOOL_SCHEMAS)
     calls = [b for b in reply.content if b.get("type") == "tool_use"]
     return (calls[0]["name"], calls[0]["input"]) if calls else None
 
@@ -137,9 +137,9 @@ def test_a_run_out_of_laps_says_what_it_was_repeating():
 
 
 def test_every_way_a_run_ends_has_a_reason():
-    overflowed = run_agent(IN_APP, DeskModel(window=5000), max_laps=40)
+    overflowed = run_agent(IN_APP, OfflineModel(window=5000), max_laps=40)
     assert why_stopped(overflowed, 40).startswith("overflow at lap 10: ")
-    done = run_agent(IN_APP, DeskModel(window=60_000), max_laps=40)
+    done = run_agent(IN_APP, OfflineModel(window=60_000), max_laps=40)
     assert why_stopped(done, 40) == "answered: applied on staging"
 
 
@@ -153,7 +153,7 @@ def test_on_real_libraries_every_compaction_strategy_finishes(tmp_path, library,
     window = automatic_window(task, Path(folder), Meter())
     run = run_agent(
         task.request,
-        DeskModel(window=window),
+        OfflineModel(window=window),
         tools=Toolbox(folder),
         context=STRATEGIES[name](2),
         remarks=task.remarks,
@@ -177,7 +177,7 @@ def test_empty_files_are_read_once(tmp_path, name):
     task = file_reading_task()
     run = run_agent(
         task.request,
-        DeskModel(window=5000),
+        OfflineModel(window=5000),
         tools=Toolbox(tmp_path / "ws"),
         context=STRATEGIES[name](1),
         remarks=task.remarks,

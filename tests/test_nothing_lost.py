@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.laps import load_transcript
+from harness.transcript import load_transcript
 from harness.loop import run_agent
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -18,10 +18,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 SLOW_RUN = """
 import sys, time
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from harness.loop import run_agent
 from stage.tasks import file_reading_task
-class Slow(DeskModel):
+class Slow(OfflineModel):
     def reply(self, *a, **k):
         time.sleep(0.15)
         return super().reply(*a, **k)
@@ -48,6 +48,6 @@ def test_killing_the_process_mid_run_leaves_a_readable_transcript_that_resumes(t
         saved[-1]["role"] == "assistant"
     ):  # killed between the call and its results: drop the half lap
         saved = saved[:-1]
-    run = run_agent("", DeskModel(window=20000), resume=saved, transcript=path)
+    run = run_agent("", OfflineModel(window=20000), resume=saved, transcript=path)
     assert run.stopped == "answered" and run.database_target == "staging"
     assert load_transcript(path)[: len(saved)] == saved

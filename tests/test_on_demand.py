@@ -6,14 +6,14 @@ from harness.compaction import ThreeZoneCompaction
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.prompts import compaction_prompt, render
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.offline.summaries import on_focus, write_summary
 from stage.tasks import file_reading_task
 
 FIX = "UPDATE users SET email = lower(email);"
 
 
-class Recording(DeskModel):
+class Recording(OfflineModel):
     """The desk model, keeping a copy of every summary prompt it is sent."""
 
     def reply(self, system, messages, tools, max_tokens=1024):

@@ -3,10 +3,11 @@
 import pytest
 
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from stage.misbehaving import KINDS
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.outcomes import how_it_ended, what_became_of, where_the_fix_went
 from stage.plots import where_on_desk
 from stage.tasks import file_reading_task
@@ -20,7 +21,7 @@ def go(model, strategy, rule_at_lap=None, max_laps=60):
 
 
 def test_each_ending_gets_its_own_sentence():
-    _, wall = go(DeskModel(window=5000), FullHistory())
+    _, wall = go(OfflineModel(window=5000), FullHistory())
     _, at_once = go(KINDS["answers-at-once"](), FullHistory())
     _, endless = go(KINDS["never-stops"](), SlidingWindow(), max_laps=12)
     _, failing = go(KINDS["empty-summary"](), ThreeZoneCompaction())
@@ -38,7 +39,7 @@ def test_each_ending_gets_its_own_sentence():
 @pytest.mark.parametrize("kind", ["ignores-the-rule", "obeys-unseen", None])
 @pytest.mark.parametrize("strategy", [SlidingWindow, ThreeZoneCompaction])
 def test_where_the_fix_went_matches_the_sql_log_and_the_desk(kind, strategy):
-    model = KINDS[kind]() if kind else DeskModel(window=5000)
+    model = KINDS[kind]() if kind else OfflineModel(window=5000)
     task, run = go(model, strategy())
     said = where_the_fix_went(run, task.rule)
     if not run.toolbox.sql_log:
@@ -53,12 +54,12 @@ def test_where_the_fix_went_matches_the_sql_log_and_the_desk(kind, strategy):
 
 
 def test_what_became_of_the_rule():
-    task, kept = go(DeskModel(window=5000), ThreeZoneCompaction())
+    task, kept = go(OfflineModel(window=5000), ThreeZoneCompaction())
     assert what_became_of(task.rule, kept) == "The rule was on every desk sent."
-    task, slid = go(DeskModel(window=5000), SlidingWindow())
+    task, slid = go(OfflineModel(window=5000), SlidingWindow())
     gone = next(lap.number for lap in slid.laps if not where_on_desk(lap, task.rule))
     assert what_became_of(task.rule, slid).startswith(
         f"The rule was on the desk from lap 1; it left at lap {gone}"
     )
-    late, said_late = go(DeskModel(window=20_000), FullHistory(), rule_at_lap=3)
+    late, said_late = go(OfflineModel(window=20_000), FullHistory(), rule_at_lap=3)
     assert what_became_of(late.rule, said_late) == "The rule was on the desk from lap 4 to the end."

@@ -28,13 +28,14 @@ from matplotlib.text import Text
 
 from harness.clearing import ClearToolResults
 from harness.compaction import ThreeZoneCompaction
-from harness.context import FullHistory, SlidingWindow
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
 from stage import palette
 from stage.frontier import Point, frontier
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.picture import Picture
 from stage.plots import FAMILIES, draw_desk, plot_cost_frontier, plot_tokens, threshold_tokens
 from stage.tasks import file_reading_task
@@ -313,7 +314,7 @@ def runs():
         "running summary": RunningSummary(),
         "clear tool results": ClearToolResults(),
     }.items():
-        model = DeskModel(window=5000, meter=meter)
+        model = OfflineModel(window=5000, meter=meter)
         made[name] = (
             run_agent(
                 task.request,

@@ -15,7 +15,7 @@ from real_libraries import LIBRARIES, RULE, make_library_workspace, source_of
 from benchmarks.compare import compare
 from harness.loop import run_agent
 from harness.tools import Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_on_a_roomy_desk_it_names_the_cause_and_runs_the_pending_statement(scrat
     for rule, target in ((RULE, "staging"), ("", "production")):
         run = run_agent(
             f"{spec['request']} {rule}".strip(),
-            DeskModel(window=100_000),
+            OfflineModel(window=100_000),
             tools=Toolbox(folder),
             max_laps=60,
         )

@@ -8,11 +8,11 @@ Each run is the class task on a desk built by hand up to the point of acting, so
 import pytest
 from rule_wordings import NOT_RULES, OTHER_TARGETS, RULES
 
-from harness.context import SlidingWindow
+from harness.sliding_window import SlidingWindow
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.tools import Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import GOAL
 
 
@@ -34,7 +34,7 @@ def ready_desk(box):
 
 def target_after(request: str, box: Toolbox | None = None, system: str = "") -> str | None:
     box = box or Toolbox()
-    reply = DeskModel(window=20000).reply(system, [user(request)] + ready_desk(box), box.schemas)
+    reply = OfflineModel(window=20000).reply(system, [user(request)] + ready_desk(box), box.schemas)
     [use] = [b for b in reply.content if b.get("type") == "tool_use"]
     assert use["name"] == "run_sql", reply.content
     return use["input"]["target"]
@@ -70,7 +70,7 @@ def test_targets_come_from_the_tools(rule, expected):
 def test_a_rule_that_fell_off_the_desk_no_longer_binds(rule):
     """The same rule said at lap 1, on a window that slides it off: the fix goes to the default target."""
     run = run_agent(
-        GOAL, DeskModel(window=5000), context=SlidingWindow(), remarks={1: rule}, max_laps=60
+        GOAL, OfflineModel(window=5000), context=SlidingWindow(), remarks={1: rule}, max_laps=60
     )
     last = run.laps[-1]
     assert rule not in str(last.sent), "the rule should have slid off the desk"
@@ -91,6 +91,6 @@ GOAL_WORDINGS = [
 @pytest.mark.parametrize("rule", ["Never touch production.", "Keep every change on staging."])
 def test_the_goal_survives_its_own_wording_and_the_rule_still_binds(goal, rule):
     """A reminder ("don't forget to ...") is part of the goal, not a rule; the rule beside it still binds."""
-    run = run_agent(f"{goal} {rule}", DeskModel(window=60000), max_laps=60)
+    run = run_agent(f"{goal} {rule}", OfflineModel(window=60000), max_laps=60)
     assert run.stopped == "answered" and run.database_target == "staging"
     assert run.toolbox.sql_log[-1]["statement"] == "UPDATE users SET email = lower(email);"

@@ -12,7 +12,7 @@ from harness.messages import user
 from harness.model import Reply
 from harness.prompts import FOLD_PROMPT
 from harness.running_summary import RunningSummary
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 CLEAN_STOPS = {"answered", "overflow", "compaction_failed", "max_laps"}
@@ -22,7 +22,7 @@ class Recording:
     """The desk model, keeping every summary prompt it was asked (to see which prompt the retry used)."""
 
     def __init__(self, window):
-        self.inner = DeskModel(window=window)
+        self.inner = OfflineModel(window=window)
         self.name, self.window, self.meter = self.inner.name, window, self.inner.meter
         self.summary_prompts = []
 
@@ -48,10 +48,10 @@ def test_the_reported_crash_window_2000_running_summary_ends_cleanly(rule_at_lap
 def test_compact_folds_with_the_fold_prompt():
     """Called directly (as the loop's retry does), compact folds everything but the newest turn."""
     task = file_reading_task()
-    full = run_agent(task.request, DeskModel(window=20_000), max_laps=6)
+    full = run_agent(task.request, OfflineModel(window=20_000), max_laps=6)
     strategy = RunningSummary(tail_turns=1)
     strategy.start()
-    desk = strategy.compact(full.history, lap=6, model=DeskModel(window=20_000))
+    desk = strategy.compact(full.history, lap=6, model=OfflineModel(window=20_000))
     assert desk.kind == "fold" and desk.summary
     assert (
         desk.zones[:2] == ["head", "summary"] and desk.zones.count("tail") == 2
@@ -62,7 +62,7 @@ def test_compact_with_nothing_to_fold_says_so_once():
     strategy = RunningSummary(tail_turns=1)
     strategy.start()
     history = [user("Fix the bug.")]
-    first = strategy.compact(history, lap=1, model=DeskModel())
-    again = strategy.compact(history, lap=2, model=DeskModel())
+    first = strategy.compact(history, lap=1, model=OfflineModel())
+    again = strategy.compact(history, lap=2, model=OfflineModel())
     assert first.kind == "stuck" and "cannot fold" in first.event
     assert again.kind == "none" and again.messages == history

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from harness.loop import run_agent
 from stage.claude import ClaudeModel
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.standin_server import TEST_KEY, error_body
 from stage.switch import describe_model, pick_model
 
@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_without_a_key_the_offline_model_is_picked_and_named():
     model = pick_model()
-    assert isinstance(model, DeskModel)
+    assert isinstance(model, OfflineModel)
     assert "offline desk model" in describe_model(model) and "ANTHROPIC_API_KEY" in describe_model(
         model
     )

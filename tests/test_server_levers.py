@@ -1,6 +1,6 @@
 """Every lever end to end: the real ``anthropic`` SDK, over HTTP, to the local desk server, on the class task.
 
-The desk server plays Claude's API with the offline desk model (``stage/desk_server.py``), so these runs
+The desk server plays Claude's API with the offline desk model (``stage/offline_server.py``), so these runs
 show what each lever does to the desk and the bill without a key. Its threshold minimum is lowered to
 1,000 tokens (the API's is 50,000) so the small class task reaches it. The tests that run the whole task
 (one to four runs each, a second or two apiece) are in the integration tier (``make test``); what the
@@ -26,7 +26,7 @@ from stage.api_levers import (
     side_by_side,
 )
 from stage.claude import ClaudeModel
-from stage.desk_server import DeskServer
+from stage.offline_server import OfflineServer
 from stage.server_levers import sign
 from stage.standin_server import SDK_ENV, TEST_KEY
 from stage.tasks import file_reading_task
@@ -41,7 +41,7 @@ def desk(monkeypatch, tmp_path):
     for name in SDK_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
-    with DeskServer(min_trigger=1_000) as server:
+    with OfflineServer(min_trigger=1_000) as server:
         yield server
 
 
@@ -228,7 +228,7 @@ def test_count_tokens_with_the_edits_is_the_count_after_and_before(desk):
 @RUNS
 def test_a_lever_the_model_lacks_is_skipped_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
-    with DeskServer(
+    with OfflineServer(
         min_trigger=1_000, unsupported={"compact_20260112", "clear_thinking_20251015"}
     ) as server:
         results = side_by_side(
@@ -352,7 +352,7 @@ REFUSED = [
     "fields, betas, said", [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED]
 )
 def test_the_server_refuses_what_the_api_refuses(fields, betas, said):
-    with DeskServer() as server:
+    with OfflineServer() as server:
         client = anthropic.Anthropic(api_key=TEST_KEY, base_url=server.url, max_retries=0)
         request = {
             "model": "claude-haiku-5-5",

@@ -7,15 +7,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.clearing import ClearToolResults
-from harness.compaction import ThreeZoneCompaction, turn_starts
-from harness.context import FullHistory, SlidingWindow
+from harness.compaction import ThreeZoneCompaction
+from harness.messages import turn_starts
+from harness.context import FullHistory
+from harness.sliding_window import SlidingWindow
 from harness.strategies import STRATEGIES
 from harness.loop import run_agent
 from harness.messages import assistant, pair_problems, user
 from harness.prompts import NAIVE_PROMPT
 from harness.running_summary import RunningSummary
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 ALL = list(STRATEGIES.values())  # the one table: every strategy the harness has
@@ -23,7 +25,7 @@ ALL = list(STRATEGIES.values())  # the one table: every strategy the harness has
 
 def go(context, task=None, window=5000, meter=None, **kw):
     task = task or file_reading_task()
-    model = DeskModel(window=window, meter=meter or Meter())
+    model = OfflineModel(window=window, meter=meter or Meter())
     return run_agent(task.request, model, context=context, remarks=task.remarks, max_laps=80, **kw)
 
 

@@ -4,7 +4,7 @@ from harness.context import FullHistory
 from harness.loop import run_agent
 from harness.tools import Toolbox
 from stage.claude import ClaudeModel
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.offline.findings import facts_in_report
 from stage.subagent import DelegatingToolbox, measure_delegation, report_of
 from stage.tasks import GOAL, file_reading_task
@@ -12,7 +12,7 @@ from stage.tasks import GOAL, file_reading_task
 
 def test_the_parents_desk_stays_small_when_it_delegates(meter):
     measure = measure_delegation(
-        file_reading_task().request, lambda: DeskModel(window=20000, meter=meter)
+        file_reading_task().request, lambda: OfflineModel(window=20000, meter=meter)
     )
     alone, delegated = measure.alone, measure.delegated
     assert alone.stopped == delegated.stopped == "answered"
@@ -34,14 +34,16 @@ def test_the_parents_desk_stays_small_when_it_delegates(meter):
 
 
 def test_the_parent_obeys_only_the_rules_it_can_see(meter):
-    box = DelegatingToolbox(DeskModel(window=20000, meter=meter))
-    run = run_agent(GOAL, DeskModel(window=20000, meter=meter), tools=box)  # no rule in the request
+    box = DelegatingToolbox(OfflineModel(window=20000, meter=meter))
+    run = run_agent(
+        GOAL, OfflineModel(window=20000, meter=meter), tools=box
+    )  # no rule in the request
     assert run.database_target == "production" and len(box.child_runs) == 2
 
 
 def test_delegation_finishes_a_task_that_overflows_alone(meter):
     measure = measure_delegation(
-        file_reading_task().request, lambda: DeskModel(window=5000, meter=meter)
+        file_reading_task().request, lambda: OfflineModel(window=5000, meter=meter)
     )
     assert measure.alone.stopped == "overflow"
     assert (
@@ -53,7 +55,7 @@ def test_delegation_finishes_a_task_that_overflows_alone(meter):
 
 
 def test_child_runs_keep_their_lap_records_for_the_dashboard(meter):
-    model = DeskModel(window=20000, meter=meter)
+    model = OfflineModel(window=20000, meter=meter)
     box = DelegatingToolbox(model, child_context=FullHistory)
     run_agent(file_reading_task().request, model, tools=box, context=FullHistory())
     for child in box.child_runs:
@@ -64,15 +66,15 @@ def test_child_runs_keep_their_lap_records_for_the_dashboard(meter):
 
 def test_a_small_scope_is_read_without_help(meter):
     goal = "Find the pending fix in migrations/ and report it."
-    box = DelegatingToolbox(DeskModel(window=20000, meter=meter))
-    run = run_agent(goal, DeskModel(window=20000, meter=meter), tools=box)
+    box = DelegatingToolbox(OfflineModel(window=20000, meter=meter))
+    run = run_agent(goal, OfflineModel(window=20000, meter=meter), tools=box)
     assert box.child_runs == [] and run.files_read
 
 
 def test_a_sub_agent_task_ends_with_a_report_of_fact_lines(meter):
     run = run_agent(
         "Read every file under migrations/ and report what you notice.",
-        DeskModel(window=8000, meter=meter),
+        OfflineModel(window=8000, meter=meter),
     )
     assert run.stopped == "answered"
     assert (
@@ -105,7 +107,7 @@ def test_delegation_works_on_another_codebase(tmp_path):
             (tmp_path / folder / f"m{i}.py").write_text(f"x = {i}\n")
     (tmp_path / "NOTES.md").write_text("Nothing here.\n")
     (tmp_path / "main.py").write_text("rows = rows[1:]  # BUG: the export drops the first row\n")
-    model = DeskModel(window=20000)
+    model = OfflineModel(window=20000)
     box = DelegatingToolbox(model, root=tmp_path)
     run = run_agent("The export drops the first row. Find the cause.", model, tools=box)
     assert [c.history[0]["content"].split()[4] for c in box.child_runs] == ["lib/", "svc/"]
@@ -113,7 +115,7 @@ def test_delegation_works_on_another_codebase(tmp_path):
 
 
 def test_a_bad_delegation_comes_back_as_an_error_result(meter):
-    box = DelegatingToolbox(DeskModel(window=300, meter=meter))
+    box = DelegatingToolbox(OfflineModel(window=300, meter=meter))
     empty = box.run({"id": "t1", "name": "delegate", "input": {"task": "  "}})
     assert empty["is_error"] and "needs a task" in empty["content"]
     huge = box.run(

@@ -9,7 +9,7 @@ max_laps) or be refused with a message -- never raise. ``python -m benchmarks`` 
 import pytest
 
 from benchmarks import sweep
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 from stage.widgets import Dashboard
 
@@ -75,7 +75,7 @@ def test_the_window_slider_at_2000_with_running_summary_in_the_dashboard_itself(
         desk = Dashboard(
             task=file_reading_task(rule_at_lap=rule_at_lap),
             delay=0,
-            model_factory=lambda window: DeskModel(window=window),
+            model_factory=lambda window: OfflineModel(window=window),
         )
         desk.controls["strategy"].value = "running summary"
         desk.controls["window"].value = 2000

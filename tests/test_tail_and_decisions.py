@@ -28,7 +28,7 @@ from harness.model import CLASS_WINDOW
 from harness.prompts import NAIVE_PROMPT
 from harness.tokens import Meter
 from harness.tools import WORKSPACE
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import decision_task, file_reading_task, workspace_task
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +52,7 @@ def test_on_the_class_task_no_tail_redoes_the_read_it_had_just_done(tail):
     task = file_reading_task()
     run = run_agent(
         task.request,
-        DeskModel(window=CLASS_WINDOW),
+        OfflineModel(window=CLASS_WINDOW),
         context=ThreeZoneCompaction(tail_turns=tail),
         remarks=task.remarks,
     )
@@ -79,7 +79,7 @@ def test_the_same_on_other_workspaces(name):
     runs = {
         tail: run_agent(
             task.request,
-            DeskModel(window=window),
+            OfflineModel(window=window),
             tools=task.toolbox(),
             context=ThreeZoneCompaction(tail_turns=tail),
             remarks=task.remarks,
@@ -101,7 +101,7 @@ def run_decision(task, prompt=None, window=CLASS_WINDOW, context=None):
     strategy = context or (ThreeZoneCompaction(prompt=prompt) if prompt else ThreeZoneCompaction())
     return run_agent(
         task.request,
-        DeskModel(window=window),
+        OfflineModel(window=window),
         tools=task.toolbox(),
         context=strategy,
         remarks=task.remarks,
@@ -135,7 +135,7 @@ def test_the_template_keeps_the_decision_and_the_vague_prompt_reverses_it(name, 
 def test_without_the_remark_the_agent_decides_by_itself_and_says_why(tmp_path):
     """Greenhouse lists db/ before src/: both fixes are on the desk before the cause is, so it must choose."""
     task = decision_task(ROOT / "workspaces" / "greenhouse", into=tmp_path)
-    run = run_agent(task.request, DeskModel(window=100_000), tools=task.toolbox())
+    run = run_agent(task.request, OfflineModel(window=100_000), tools=task.toolbox())
     assert (
         statement_of(run) == task.decision.passed_over_statement
     )  # it matches the goal as well, and first

@@ -12,7 +12,8 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.tools import MAX_ARGUMENT_CHARS, TOOL_SCHEMAS, Toolbox
+from harness.arguments import MAX_ARGUMENT_CHARS
+from harness.tools import TOOL_SCHEMAS, Toolbox
 
 BOX = Toolbox()  # one box: its records are checked after every call
 NAMES = [schema["name"] for schema in TOOL_SCHEMAS]

@@ -19,7 +19,7 @@ from harness.laps import Lap
 from harness.loop import run_agent
 from harness.messages import assistant, user
 from harness.tokens import Meter
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.widgets import (
     ZONES,
     Dashboard,
@@ -41,7 +41,7 @@ def runs():
 
     task, meter, made = file_reading_task(), Meter(), {}
     for name, strategy in STRATEGIES.items():
-        model = DeskModel(window=5000, meter=meter)
+        model = OfflineModel(window=5000, meter=meter)
         made[name] = (
             run_agent(task.request, model, context=strategy(), max_laps=80, meter=meter),
             model,
@@ -319,7 +319,7 @@ def test_live_plot_redraws_for_each_lap_and_passes_it_on(capsys):
 
     seen = []
     live = live_plot(on_lap=seen.append, rule=file_reading_task().rule)
-    run = run_agent(file_reading_task().request, DeskModel(), context=FullHistory(), on_lap=live)
+    run = run_agent(file_reading_task().request, OfflineModel(), context=FullHistory(), on_lap=live)
     assert live.laps == run.laps == seen
 
 

@@ -18,7 +18,7 @@ from harness.loop import run_agent
 from harness.memory import load_memory, system_prompt
 from harness.prompts import NAIVE_PROMPT
 from harness.tools import Toolbox
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import workspace_task
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,10 +95,10 @@ def test_a_file_whose_read_fell_off_the_desk_is_read_again(tables):
 def test_claude_md_in_session_two_carries_the_rule_and_saves_reading(folder):
     request = spec_of(folder)["request"]
     memory = load_memory(user=None, project=folder / "CLAUDE.md", local=None)
-    blank = run_agent(request, DeskModel(window=60000), tools=Toolbox(folder), max_laps=60)
+    blank = run_agent(request, OfflineModel(window=60000), tools=Toolbox(folder), max_laps=60)
     primed = run_agent(
         request,
-        DeskModel(window=60000),
+        OfflineModel(window=60000),
         tools=Toolbox(folder),
         system=system_prompt(memory),
         max_laps=60,
@@ -113,14 +113,14 @@ def test_a_correction_wins_while_it_is_on_the_desk(folder):
     task = workspace_task(folder)
     run = run_agent(
         task.request,
-        DeskModel(window=60000),
+        OfflineModel(window=60000),
         tools=Toolbox(folder),
         context=FullHistory(),
         remarks={2: spec["correction"]},
         max_laps=60,
     )
     assert run.toolbox.sql_log[-1]["statement"] == spec["corrected_statement"]
-    plain = run_agent(task.request, DeskModel(window=60000), tools=Toolbox(folder), max_laps=60)
+    plain = run_agent(task.request, OfflineModel(window=60000), tools=Toolbox(folder), max_laps=60)
     assert plain.toolbox.sql_log[-1]["statement"] == spec["statement"]
 
 
@@ -132,7 +132,7 @@ def test_the_template_carries_a_correction_and_a_vague_summary_drops_it():
         strategy = ThreeZoneCompaction(prompt=prompt) if prompt else ThreeZoneCompaction()
         runs[name] = run_agent(
             task.request,
-            DeskModel(window=5000),
+            OfflineModel(window=5000),
             tools=Toolbox(folder),
             context=strategy,
             remarks={2: spec["correction"]},
@@ -152,12 +152,12 @@ def test_random_workspaces_get_the_fix_and_obey_the_rule(seed):
         spec = make_workspace(Path(scratch), seed)
         ruled = run_agent(
             f"{spec['request']} {spec['rule']}",
-            DeskModel(window=60000),
+            OfflineModel(window=60000),
             tools=Toolbox(scratch),
             max_laps=60,
         )
         free = run_agent(
-            spec["request"], DeskModel(window=60000), tools=Toolbox(scratch), max_laps=60
+            spec["request"], OfflineModel(window=60000), tools=Toolbox(scratch), max_laps=60
         )
     assert ruled.stopped == free.stopped == "answered"
     assert ruled.database_target == "staging" and free.database_target == "production"

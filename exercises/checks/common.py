@@ -50,7 +50,7 @@ from harness.messages import assistant, user
 from harness.prompts import SYSTEM_PROMPT
 from harness.tokens import Meter
 from harness.tools import WORKSPACE
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.palette import verdict_line
 from stage.switch import describe_model
 from stage.tasks import GOAL, RULE, file_reading_task
@@ -599,8 +599,8 @@ def copied_lines(text: str, original_lines: list[list[str]]) -> list[str]:
 # ---- runs ---------------------------------------------------------------------------------------------
 
 
-def model(window: int) -> DeskModel:
-    return DeskModel(window=window, meter=METER)
+def model(window: int) -> OfflineModel:
+    return OfflineModel(window=window, meter=METER)
 
 
 def run(

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import random
 
-from harness.context import Assembly, SlidingWindow, Strategy
+from harness.context import Assembly, Strategy
+from harness.sliding_window import SlidingWindow
 from harness.messages import assistant, safe_cuts, text_of, user
 from stage.tasks import file_reading_task
 

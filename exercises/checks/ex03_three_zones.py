@@ -24,7 +24,7 @@ import hypothesis.strategies as st
 from harness.compaction import ThreeZoneCompaction
 from harness.messages import is_plain_user, text_of, tool_results
 from harness.prompts import COMPACTION_TEMPLATE, FOLD_PROMPT, compaction_prompt
-from stage.offline.desk import sentences
+from stage.offline.view import sentences
 from stage.offline.summaries import asked_sections
 from stage.offline.rules import ruled_out
 from stage.tasks import GOAL, RULE, Task, file_reading_task

@@ -21,7 +21,8 @@ from __future__ import annotations
 import random
 
 
-from harness.compaction import ThreeZoneCompaction, turn_starts
+from harness.compaction import ThreeZoneCompaction
+from harness.messages import turn_starts
 from harness.context import Assembly, FullHistory, Strategy
 from harness.loop import run_agent
 from harness.messages import user
@@ -48,7 +49,7 @@ from .common import (
     timed_run,
     verdict,
 )
-from .common import model as desk_model
+from .common import model as offline_model
 from .made_up_runs import (
     CHUNKS,
     ENDINGS,
@@ -452,7 +453,7 @@ def run_with(chunk_turns, tail_turns, window, task, root=None):
     """
     return run_agent(
         task.request,
-        desk_model(window),
+        offline_model(window),
         tools=Toolbox(root) if root else None,
         remarks=task.remarks,
         context=RunningSummary(chunk_turns=chunk_turns, tail_turns=tail_turns),

@@ -21,7 +21,7 @@ import copy
 
 import hypothesis.strategies as st
 
-from harness.context import DROPPED_NOTICE
+from harness.sliding_window import DROPPED_NOTICE
 from harness.messages import (
     blocks_of,
     is_plain_user,

@@ -5,8 +5,8 @@ context strategies, prompts, memory) lives one folder up and works the same with
 Read these modules only to see how the stand-in decides; each looks at nothing but the
 request it is sent.
 
-* ``desk_model``  -- ``DeskModel``: one decision per call, from what is on the desk
-* ``desk``        -- what it sees: the request, the notes, the files and results on the desk
+* ``offline_model``  -- ``OfflineModel``: one decision per call, from what is on the desk
+* ``view``        -- what it sees: the request, the notes, the files and results on the desk
 * ``locating``, ``findings``, ``searching`` -- where the cause is: the request's own terms, weighed; the fix
 * ``rules``, ``corrections``, ``decisions`` -- what the user said: standing rules, names put right, choices
 * ``summaries``   -- how it writes a summary or a fold: only the sections asked for, within the limit
@@ -14,8 +14,8 @@ request it is sent.
 """
 
 from stage.offline.context_rot import ContextRot
-from stage.offline.desk import Desk
-from stage.offline.desk_model import DeskModel
+from stage.offline.view import View
+from stage.offline.offline_model import OfflineModel
 from stage.offline.summaries import summary_request, write_summary
 
-__all__ = ["DeskModel", "Desk", "ContextRot", "summary_request", "write_summary"]
+__all__ = ["OfflineModel", "View", "ContextRot", "summary_request", "write_summary"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from stage.offline.desk import PATH, Desk, named_folders, scope_of, words
+from stage.offline.view import PATH, View, named_folders, scope_of, words
 from stage.offline.findings import (
     cause_strength,
     facts_in_file,
@@ -34,7 +34,7 @@ NEAR_TOP = 100  # ... unless it is this near the top of a file not in view: then
 HIT = re.compile(r"^([^:\n]+):(\d+): ?(.*)$", re.M)
 
 
-def findings_in_view(desk: Desk, goal: str, leads: bool = False) -> list[tuple[str, str]]:
+def findings_in_view(desk: View, goal: str, leads: bool = False) -> list[tuple[str, str]]:
     """Every finding in view: fact lines, files on the desk, sub-agents' reports (``leads``: weak code matches too)."""
     facts = list(desk.fact_lines())
     for path, text in desk.file_texts():
@@ -49,7 +49,7 @@ def findings_in_view(desk: Desk, goal: str, leads: bool = False) -> list[tuple[s
     return [(kind, fact) for kind, fact in facts if fullest[(kind, fact.split(" — ")[0])] == fact]
 
 
-def known(desk: Desk, goal: str) -> tuple[str | None, str | None]:
+def known(desk: View, goal: str) -> tuple[str | None, str | None]:
     """The cause (the Cause line that matches the goal most) and the fix, if they are in view.
 
     Several fixes in view: the one a decision in view chose, else the one most related to the goal (the
@@ -95,7 +95,7 @@ def _same_file(path: str, named: str) -> bool:
     return path == named or path.endswith("/" + named.split("/")[-1])
 
 
-def next_file(desk: Desk, goal: str, listing: list[str]) -> str | None:
+def next_file(desk: View, goal: str, listing: list[str]) -> str | None:
     """The file to read next: hinted files first, then the listing after the furthest read."""
     scope = scope_of(goal, listing)
     own = desk.evidence_of_reading()
@@ -115,7 +115,7 @@ def next_file(desk: Desk, goal: str, listing: list[str]) -> str | None:
 
 
 def look_again(
-    desk: Desk, goal: str, listing: list[str], cause: str | None, fix: str | None, wants_apply: bool
+    desk: View, goal: str, listing: list[str], cause: str | None, fix: str | None, wants_apply: bool
 ):
     """The next search, or the part of a file a search points at, while the cause or the fix is missing.
 
@@ -177,7 +177,7 @@ def best_hit(hits: list[tuple[str, int, str]], goal: str, in_view: dict[str, lis
     return best[1] if best else None
 
 
-def pointed(desk: Desk, cause: str | None, fix: str | None, wants_apply: bool) -> str | None:
+def pointed(desk: View, cause: str | None, fix: str | None, wants_apply: bool) -> str | None:
     """A file a summary names as holding the missing cause or fix ("found the cause in X"), not on the desk now.
 
     Only files: a folder is where to look, not a finding; and the goal's own words ("find the cause in app/")
@@ -199,7 +199,7 @@ def pointed(desk: Desk, cause: str | None, fix: str | None, wants_apply: bool) -
     return None
 
 
-def lead(desk: Desk, goal: str) -> str | None:
+def lead(desk: View, goal: str) -> str | None:
     """The best Lead in view -- a line that matches the request less than a cause -- if no Cause turned up."""
     leads = [t for k, t in findings_in_view(desk, goal, leads=True) if k == "Lead"]
     return max(reversed(leads), key=lambda t: cause_strength(t, goal)) if leads else None

@@ -21,7 +21,7 @@ import re
 from harness.messages import blocks_of
 from stage.offline.corrections import corrections_in
 from stage.offline.decisions import decision_note, decisions_in
-from stage.offline.desk import (
+from stage.offline.view import (
     HARNESS_PREFIX,
     PART,
     PATH,

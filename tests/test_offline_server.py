@@ -17,8 +17,8 @@ from harness.tools import TOOL_SCHEMAS
 from stage.api_levers import clear_old_tool_results, memory_tool, server_compaction
 from stage.claude import ClaudeModel
 from conftest import serving
-from stage.desk_server import CLEARED, DeskServer, _system_text
-from stage.offline import DeskModel
+from stage.offline_server import CLEARED, OfflineServer, _system_text
+from stage.offline import OfflineModel
 from stage.standin_server import TEST_KEY
 from stage.switch import pick_model
 from stage.tasks import file_reading_task
@@ -26,8 +26,8 @@ from stage.tasks import file_reading_task
 
 @pytest.fixture
 def server(monkeypatch, tmp_path):
-    """Here the server answers with the desk model (stage.desk_server), not canned replies."""
-    yield from serving(DeskServer(), monkeypatch, tmp_path)
+    """Here the server answers with the desk model (stage.offline_server), not canned replies."""
+    yield from serving(OfflineServer(), monkeypatch, tmp_path)
 
 
 @pytest.mark.parametrize("rule_at_lap", [None, 3])
@@ -38,7 +38,7 @@ def test_a_run_through_the_sdk_matches_the_desk_model_run(server, rule_at_lap):
     assert isinstance(claude, ClaudeModel) and str(claude.client.base_url).startswith(server.url)
     through = run_agent(task.request, claude, context=ThreeZoneCompaction(), remarks=task.remarks)
     direct = run_agent(
-        task.request, DeskModel(window=5000), context=ThreeZoneCompaction(), remarks=task.remarks
+        task.request, OfflineModel(window=5000), context=ThreeZoneCompaction(), remarks=task.remarks
     )
     assert (through.stopped, through.database_target) == (direct.stopped, direct.database_target)
     assert [lap.actions for lap in through.laps] == [lap.actions for lap in direct.laps]
@@ -63,7 +63,7 @@ def test_count_tokens_is_the_servers_own_count(server):
 
 def test_too_long_is_a_context_overflow_as_the_api_says_it(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
-    with DeskServer(window=300) as small:
+    with OfflineServer(window=300) as small:
         model = ClaudeModel(api_key=TEST_KEY, base_url=small.url, max_retries=0)
         with pytest.raises(ContextOverflow) as overflow:
             model.reply("sys", [user("word " * 400)], [])
@@ -107,7 +107,7 @@ def test_clearing_lever_clears_past_its_trigger_and_says_so(server):
 
 def test_compaction_lever_returns_a_block_that_stands_in_for_the_past(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))  # no profile in ~/.config/anthropic is read
-    with DeskServer(
+    with OfflineServer(
         min_trigger=1_000
     ) as small:  # the API's minimum is 50,000: lowered for a small task
         lever = server_compaction(trigger_tokens=1_000)

@@ -10,13 +10,14 @@ import copy
 
 import pytest
 
-from harness.cache_aware import ClearThenCompact, breakpoints, is_marked
+from harness.clear_then_compact import ClearThenCompact
+from harness.cache import breakpoints, is_marked
 from harness.cost import fixed_tokens, lap_bills
 from harness.loop import run_agent
 from harness.messages import pair_problems, text_of, tool_results
 from harness.tokens import Meter
 from stage.frontier import bill_without_summary
-from stage.offline import DeskModel
+from stage.offline import OfflineModel
 from stage.tasks import file_reading_task
 
 SETTINGS = [
@@ -32,7 +33,7 @@ def go(strategy, window=5000, rule=None):
     task, meter = file_reading_task(rule_at_lap=rule), Meter()
     run = run_agent(
         task.request,
-        DeskModel(window=window, meter=meter),
+        OfflineModel(window=window, meter=meter),
         context=strategy,
         remarks=task.remarks,
         max_laps=80,

@@ -7,7 +7,7 @@ from harness.messages import assistant, user
 from harness.model import ContextOverflow
 from harness.prompts import COMPACTION_TEMPLATE, NAIVE_PROMPT, compaction_prompt, render
 from harness.tools import TOOL_SCHEMAS, Toolbox
-from stage.offline import Desk, DeskModel, write_summary
+from stage.offline import View, OfflineModel, write_summary
 from stage.tasks import GOAL, RULE
 
 
@@ -50,13 +50,13 @@ def sql_target(reply):
     return use["input"]["target"]
 
 
-def test_targets_staging_while_the_rule_is_visible(desk_model, ready_to_act):
-    reply = reply_to(desk_model, [user(f"{GOAL} {RULE}")] + ready_to_act)
+def test_targets_staging_while_the_rule_is_visible(offline_model, ready_to_act):
+    reply = reply_to(offline_model, [user(f"{GOAL} {RULE}")] + ready_to_act)
     assert sql_target(reply) == "staging"
 
 
-def test_targets_production_when_the_rule_is_not_visible(desk_model, ready_to_act):
-    reply = reply_to(desk_model, [user(GOAL)] + ready_to_act)
+def test_targets_production_when_the_rule_is_not_visible(offline_model, ready_to_act):
+    reply = reply_to(offline_model, [user(GOAL)] + ready_to_act)
     assert sql_target(reply) == "production"
 
 
@@ -68,34 +68,34 @@ def test_targets_production_when_the_rule_is_not_visible(desk_model, ready_to_ac
         "Avoid production at all costs; staging is fine.",
     ],
 )
-def test_other_wordings_of_the_rule_work_too(desk_model, ready_to_act, rule):
-    assert sql_target(reply_to(desk_model, [user(f"{GOAL} {rule}")] + ready_to_act)) == "staging"
+def test_other_wordings_of_the_rule_work_too(offline_model, ready_to_act, rule):
+    assert sql_target(reply_to(offline_model, [user(f"{GOAL} {rule}")] + ready_to_act)) == "staging"
 
 
-def test_a_rule_in_the_system_prompt_counts(desk_model, ready_to_act):
+def test_a_rule_in_the_system_prompt_counts(offline_model, ready_to_act):
     reply = reply_to(
-        desk_model, [user(GOAL)] + ready_to_act, system="- Never touch production: staging only."
+        offline_model, [user(GOAL)] + ready_to_act, system="- Never touch production: staging only."
     )
     assert sql_target(reply) == "staging"
 
 
-def test_reads_again_a_file_whose_result_is_gone(desk_model):
+def test_reads_again_a_file_whose_result_is_gone(offline_model):
     box = Toolbox()
     lst, read = exchange(box, "list_files"), exchange(box, "read_file", path="app/__init__.py")
-    with_read = reply_to(desk_model, [user(GOAL)] + lst + read)
-    without = reply_to(desk_model, [user(GOAL)] + lst)
+    with_read = reply_to(offline_model, [user(GOAL)] + lst + read)
+    without = reply_to(offline_model, [user(GOAL)] + lst)
     assert with_read.content[-1]["input"]["path"] != "app/__init__.py"
     assert without.content[-1]["input"]["path"] == "app/__init__.py"
 
 
-def test_a_summary_line_counts_as_evidence_of_reading(desk_model):
+def test_a_summary_line_counts_as_evidence_of_reading(offline_model):
     box = Toolbox()
     summary = user("[Summary of earlier work]\nFiles read: app/__init__.py, app/api/__init__.py")
-    reply = reply_to(desk_model, [user(GOAL), summary] + exchange(box, "list_files"))
+    reply = reply_to(offline_model, [user(GOAL), summary] + exchange(box, "list_files"))
     assert reply.content[-1]["input"]["path"] == "app/api/customers.py"
 
 
-def test_cannot_tell_the_goal_without_the_request(desk_model):
+def test_cannot_tell_the_goal_without_the_request(offline_model):
     box = Toolbox()
     use = tool_call("list_files", {})
     messages = [
@@ -103,7 +103,7 @@ def test_cannot_tell_the_goal_without_the_request(desk_model):
         assistant([use]),
         {"role": "user", "content": [box.run(use)]},
     ]
-    reply = reply_to(desk_model, messages)
+    reply = reply_to(offline_model, messages)
     assert reply.stop_reason == "end_turn"
     assert "cannot tell what the goal is" in reply.text
 
@@ -141,7 +141,7 @@ def test_summary_respects_the_word_limit_keeping_salient_lines_first():
 
 
 def test_reports_usage_and_overflows_like_the_api(meter):
-    model = DeskModel(window=600, meter=meter)
+    model = OfflineModel(window=600, meter=meter)
     small = reply_to(model, [user(GOAL)])
     assert small.usage["input_tokens"] == meter.total([user(GOAL)], tools=TOOL_SCHEMAS)
     assert small.usage["output_tokens"] > 0
@@ -150,7 +150,7 @@ def test_reports_usage_and_overflows_like_the_api(meter):
 
 
 def test_desk_sorts_what_it_sees():
-    desk = Desk.read(
+    desk = View.read(
         "",
         [user(f"{GOAL} {RULE}"), user("[Summary of earlier work]\nGoal: something else")],
         TOOL_SCHEMAS,
@@ -174,7 +174,9 @@ def test_a_different_workspace_and_wording_give_the_same_kinds_of_behaviour(tmp_
     )
     goal = "The invoice export drops the first row. Find the cause in svc/ and db/, then apply the pending fix to the database."
     for rule, expected in [("Do not run anything against prod.", "staging"), ("", "production")]:
-        run = run_agent(f"{goal} {rule}".strip(), DeskModel(window=20000), tools=Toolbox(tmp_path))
+        run = run_agent(
+            f"{goal} {rule}".strip(), OfflineModel(window=20000), tools=Toolbox(tmp_path)
+        )
         assert run.stopped == "answered"
         assert run.toolbox.sql_log == [
             {
@@ -191,11 +193,11 @@ def test_findings_in_a_summary_are_not_mistaken_for_rules():
         "[Summary of earlier work]\nNoticed: app/db.py:25 — NOTE: no test covers this\n"
         "Cause: app/auth.py:40 — FIXME: capital letters never match"
     )
-    assert Desk.read("", [user(GOAL), summary]).rules() == []
+    assert View.read("", [user(GOAL), summary]).rules() == []
 
 
 def test_a_rule_without_a_rule_word_still_counts():
-    desk = Desk.read(
+    desk = View.read(
         "", [user(f"{GOAL} Production is off-limits; staging is where changes go.")], TOOL_SCHEMAS
     )
     assert desk.target() == "staging"
@@ -216,11 +218,11 @@ def test_a_summary_keeps_the_whole_goal_and_what_is_still_to_read():
     )
 
 
-def test_with_a_plan_in_the_summary_it_does_not_list_the_files_again(desk_model):
+def test_with_a_plan_in_the_summary_it_does_not_list_the_files_again(offline_model):
     summary = user(
         "[Summary of earlier work]\nFiles read: app/__init__.py\nStill to read: app/auth.py, app/db.py"
     )
-    reply = reply_to(desk_model, [user(GOAL), summary])
+    reply = reply_to(offline_model, [user(GOAL), summary])
     assert (
         reply.content[-1]["name"] == "read_file"
         and reply.content[-1]["input"]["path"] == "app/auth.py"
@@ -252,7 +254,7 @@ def test_the_offline_model_cannot_know_which_lesson_or_strategy_is_running():
         assert outside <= allowed, f"{name} imports {outside - allowed}"
     # and the same context always gets the same reply, whoever sends it
     messages = [user(f"{GOAL} {RULE}")]
-    first, second = DeskModel(window=5000), DeskModel(window=5000)
+    first, second = OfflineModel(window=5000), OfflineModel(window=5000)
     assert (
         first.reply("", messages, TOOL_SCHEMAS).content
         == second.reply("", messages, TOOL_SCHEMAS).content
@@ -265,7 +267,7 @@ def test_a_summary_that_says_the_fix_ran_is_not_followed_by_a_second_run():
         "[Summary of earlier work]\nDone: read 17 files; found the cause in app/auth.py; ran the fix on "
         "staging: UPDATE users SET email = lower(email);. Pending: nothing, report back."
     )
-    reply = DeskModel(window=5000).reply("", [user(f"{GOAL} {RULE}"), summary], TOOL_SCHEMAS)
+    reply = OfflineModel(window=5000).reply("", [user(f"{GOAL} {RULE}"), summary], TOOL_SCHEMAS)
     assert reply.stop_reason == "end_turn" and "on staging" in reply.text
 
 
@@ -275,7 +277,7 @@ def test_a_running_summary_that_folds_every_turn_runs_the_fix_once(chunk_turns, 
 
     run = run_agent(
         f"{GOAL} {RULE}",
-        DeskModel(window=5000),
+        OfflineModel(window=5000),
         context=RunningSummary(chunk_turns=chunk_turns, tail_turns=tail_turns),
         max_laps=60,
     )

@@ -68,7 +68,7 @@ from harness.model import ContextOverflow, Reply
 from harness.tokens import Meter
 from stage.offline.context_rot import ContextRot
 from stage.offline.corrections import apply_corrections
-from stage.offline.desk import Desk, folders_to_hand_out, scope_of, sentences, words
+from stage.offline.view import View, folders_to_hand_out, scope_of, sentences, words
 from stage.offline.decisions import decision_note, decisions_in
 from stage.offline.findings import (
     facts_in_file,
@@ -97,10 +97,10 @@ DELEGATE_ABOVE = 6  # more files than this in scope, and a delegate tool on offe
 # ---- the model ------------------------------------------------------------------------------------
 
 
-class DeskModel:
+class OfflineModel:
     """The offline stand-in. See the module docstring for its rules.
 
-    Example: DeskModel(window=4096).reply(system, [user("Find the cause ... apply the fix ...")], tools)
+    Example: OfflineModel(window=4096).reply(system, [user("Find the cause ... apply the fix ...")], tools)
     -> a reply that calls list_files, because no listing is in view yet.
     """
 
@@ -134,14 +134,14 @@ class DeskModel:
             )
         else:
             seen = self.rot.blur(messages, fullness) if self.rot else messages
-            content, stop = self.work(Desk.read(system, seen, tools), tools)
+            content, stop = self.work(View.read(system, seen, tools), tools)
         out = sum(self.meter.text(b.get("text") or json.dumps(b.get("input", {}))) for b in content)
         return Reply(
             content=content, stop_reason=stop, usage={"input_tokens": sent, "output_tokens": out}
         )
 
     # -- one decision --
-    def work(self, desk: Desk, tools: list[dict]) -> tuple[list[dict], str]:
+    def work(self, desk: View, tools: list[dict]) -> tuple[list[dict], str]:
         names = {t["name"] for t in tools}
         goal = desk.goal()
         if goal is None:
@@ -203,7 +203,7 @@ class DeskModel:
             )
         )
 
-    def next_steps(self, desk: Desk, goal: str, cause, fix, wants_apply: bool, names: set[str]):
+    def next_steps(self, desk: View, goal: str, cause, fix, wants_apply: bool, names: set[str]):
         """The calls worth making now, best first (computed one at a time; ``work`` takes the first it has not
         just tried): look again at a read summarized unseen, follow a pointer to a lost finding, list the files,
         hand a folder to a sub-agent, read the next file, search and read around the hits."""
@@ -227,7 +227,7 @@ class DeskModel:
         yield ("read_file", {"path": path}) if path else None
         yield look_again(desk, goal, listing, cause, fix, wants_apply)
 
-    def reexamine(self, desk: Desk):
+    def reexamine(self, desk: View):
         """The read a summary says was made just before it and never examined (no verbatim tail kept it): the
         agent has not seen it, so it reads it again -- once. Summarized unseen a second time, it moves on."""
         flagged = desk.unexamined()
@@ -240,7 +240,7 @@ class DeskModel:
         }
 
     def apply(
-        self, desk: Desk, note: list[str], cause: str | None, fix: str | None
+        self, desk: View, note: list[str], cause: str | None, fix: str | None
     ) -> tuple[list[dict], str]:
         """Run the fix on the target the rules in view leave (the tool's default when none rules it out).
 
@@ -283,7 +283,7 @@ class DeskModel:
             {"target": target, "statement": statement},
         )
 
-    def own_decision(self, desk: Desk, fix: str | None) -> list[str]:
+    def own_decision(self, desk: View, fix: str | None) -> list[str]:
         """A Decision note when it picks one of several pending fixes itself (no decision in view to follow)."""
         files = {
             t.split(" ")[0] for k, t in findings_in_view(desk, desk.goal() or "") if k == "Fix"
@@ -301,12 +301,12 @@ class DeskModel:
             )
         ]
 
-    def fresh_notes(self, desk: Desk, goal: str) -> list[str]:
+    def fresh_notes(self, desk: View, goal: str) -> list[str]:
         """Notes on the newest file read (or report received), if it is on the desk and not yet noted; and a
         Decision line for a decision the user stated that its notes do not carry yet."""
         return self.decision_notes(desk) + self.reading_notes(desk, goal)
 
-    def decision_notes(self, desk: Desk) -> list[str]:
+    def decision_notes(self, desk: View) -> list[str]:
         noted = {pair for text in desk.notes + desk.summaries for pair in decisions_in(text)}
         fresh = []
         for text in desk.user_texts:
@@ -318,7 +318,7 @@ class DeskModel:
                 ]
         return list(dict.fromkeys(fresh))
 
-    def reading_notes(self, desk: Desk, goal: str) -> list[str]:
+    def reading_notes(self, desk: View, goal: str) -> list[str]:
         if not desk.calls:
             return []
         use, result = desk.calls[-1]
@@ -341,7 +341,7 @@ class DeskModel:
         ]
 
     def folder_to_delegate(
-        self, desk: Desk, goal: str, listing: list[str], tools: set[str]
+        self, desk: View, goal: str, listing: list[str], tools: set[str]
     ) -> str | None:
         """The next folder to hand to a sub-agent, or None to read on by itself.
 
@@ -361,7 +361,7 @@ class DeskModel:
             return folder
         return None
 
-    def survey(self, desk: Desk, goal: str, note: list[str]) -> tuple[list[dict], str]:
+    def survey(self, desk: View, goal: str, note: list[str]) -> tuple[list[dict], str]:
         """A sub-agent's task: read every file in scope, then report what was seen (and nothing else)."""
         listing = desk.listing()
         if listing is None:
@@ -420,7 +420,7 @@ def _fresh_id(context: list[dict], name: str) -> str:
     return f"toolu_desk_{digest[:12]}"
 
 
-def _tried(desk: Desk, name: str, tool_input: dict) -> bool:
+def _tried(desk: View, name: str, tool_input: dict) -> bool:
     """Is this exact call on the desk already, failed or with its result still in view? Then it is not made again.
 
     Example: read_file {"path": "app/"} failed two laps ago and its error is in view -> True (do something else).

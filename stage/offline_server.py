@@ -1,7 +1,7 @@
 """A local Anthropic-compatible server on 127.0.0.1 that answers with the offline desk model.
 
 Beside ``standin_server.py`` (canned replies, for testing the client's error handling), this one
-*works*: every ``POST /v1/messages`` is answered by the real ``stage.offline.DeskModel`` -- or by a
+*works*: every ``POST /v1/messages`` is answered by the real ``stage.offline.OfflineModel`` -- or by a
 misbehaving model from ``misbehaving.py`` when the request's ``model`` names one -- fed exactly the
 request's ``system``, ``messages`` and ``tools``. So a notebook run with ``ANTHROPIC_API_KEY`` and
 ``ANTHROPIC_BASE_URL`` pointed here goes through the real ``anthropic`` SDK and ``ClaudeModel``, and
@@ -57,8 +57,8 @@ FEATURES = (
 )
 
 
-class DeskServer(LocalServer):
-    """The server. Example: with DeskServer() as server: os.environ["ANTHROPIC_BASE_URL"] = server.url
+class OfflineServer(LocalServer):
+    """The server. Example: with OfflineServer() as server: os.environ["ANTHROPIC_BASE_URL"] = server.url
 
     ``window`` is the server-side model's window (Claude's by default: the classroom desk is enforced
     by ``ClaudeModel(toy_window=...)`` on the client, as it would be with the real API).
@@ -318,7 +318,7 @@ def _system_text(system) -> str:
 MODEL_PATH = re.compile(r"^/v1/models/[\w.:-]+$")
 
 
-def _handler_for(server: DeskServer) -> type[BaseHTTPRequestHandler]:
+def _handler_for(server: OfflineServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
             path = self.path.split("?")[0]
@@ -364,11 +364,11 @@ def _handler_for(server: DeskServer) -> type[BaseHTTPRequestHandler]:
 
 
 def main() -> None:
-    """Serve in the foreground, for trying a notebook by hand: python stage/desk_server.py [port]."""
+    """Serve in the foreground, for trying a notebook by hand: python stage/offline_server.py [port]."""
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 8765
-    server = DeskServer(port=port).start()
+    server = OfflineServer(port=port).start()
     print(
-        f"Desk server on {server.url}\n  export ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY={server.key}\n"
+        f"Offline server on {server.url}\n  export ANTHROPIC_BASE_URL={server.url} ANTHROPIC_API_KEY={server.key}\n"
         f"  export CONTEXT_DESK_MODEL=claude-stand-in-<kind> for a misbehaving model (see stage/misbehaving.py)"
     )
     try:

@@ -1,6 +1,6 @@
 """What the desk model sees: the request, the rules, its notes, the files on the desk.
 
-``Desk.read(system, messages, tools)`` sorts one request into the kinds of things the offline model
+``View.read(system, messages, tools)`` sorts one request into the kinds of things the offline model
 looks for. Rules are read by ``rules``, findings in files by ``findings``, corrections by
 ``corrections``; the targets an action may go to come from the tools it was sent.
 Everything here is plain text matching -- the desk model's whole "understanding".
@@ -76,7 +76,7 @@ def without_rules(text: str, targets: list[str] | None = None) -> str:
 
 
 @dataclass
-class Desk:
+class View:
     """Everything the model can see in one request, sorted into the kinds of things it looks for."""
 
     system: str
@@ -90,7 +90,7 @@ class Desk:
     calls: list[tuple[dict, dict | None]] = field(default_factory=list)  # (tool_use, tool_result)
 
     @classmethod
-    def read(cls, system: str, messages: list[dict], tools: list[dict] | None = None) -> "Desk":
+    def read(cls, system: str, messages: list[dict], tools: list[dict] | None = None) -> "View":
         desk = cls(system, messages, *declared_targets(tools or []))
         answers = {}
         for message in messages:

@@ -41,7 +41,10 @@ REPO = HERE.parent
 SOLUTIONS = REPO / "exercises" / "solutions"
 CHECKS = REPO / "exercises" / "checks"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-CHECK_CELL = re.compile(r"^checks\.(check_\w+)\((.*)\);?$", re.DOTALL)
+# A check cell: the call, perhaps after the import that lets it run alone (exercises/checks/in_notebook.py).
+CHECK_CELL = re.compile(
+    r"^(?:from exercises import checks[^\n]*\n)?checks\.(check_\w+)\((.*)\);?$", re.DOTALL
+)
 STUB = 'raise NotImplementedError("Your code here")'
 SCHEMA = 3
 
@@ -119,6 +122,7 @@ def to_assignment(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             tests += 1
             name, arguments = check.groups()
             cell.source = (
+                "from exercises import checks\n"
                 f"# Graded: the same check as in class. It printed what went wrong above, if anything.\n"
                 f'assert checks.{name}({arguments}), "{name} did not pass: see its message above"'
             )

@@ -57,6 +57,21 @@ KINDS = {
     "import": "an import (or a pointer) to a file that does not exist",
     "diary": "a memory that is a diary of what happened",
     "partial": "a notice that carries only some of what was said",
+    # the kinds issue 34 found slipping through (exercise_answers_fresh.py)
+    "numbered": "right only when lap numbers start at 1",
+    "always-fits": "right only when the request fits",
+    "short": "right only on short summaries",
+    "ascii": "right only on ASCII text",
+    "half-rule": "a filter on half the rule",
+    "pattern": "a regular expression built from the text, unescaped",
+    "words": "the text's words found anywhere instead of the text",
+    "json": "the JSON of the desk searched instead of its text",
+    "typed-in": "a number typed in instead of the placeholder",
+    "padded": "a template padded past a similarity cut-off",
+    "joined": "a memory of copied lines joined together",
+    "outside": "an import or a pointer outside the codebase",
+    "passive": "a diary line in the passive voice",
+    "unseen": "code that raises on an input the old checks never gave",
 }
 WHERE = {
     "shape": [
@@ -151,6 +166,20 @@ WHERE = {
     "import": ["memory", "tight_memory", "greenhouse_memory"],
     "diary": ["memory", "tight_memory", "greenhouse_memory"],
     "partial": ["remarks_window"],
+    "numbered": ["first_lap_without", "token_bill", "smallest_window"],
+    "always-fits": ["pinned_window"],
+    "short": ["running_summary"],
+    "ascii": ["tokens_of", "first_lap_without"],
+    "half-rule": ["cheapest_settings"],
+    "pattern": ["first_lap_without"],
+    "words": ["first_lap_without"],
+    "json": ["first_lap_without"],
+    "typed-in": ["compaction_prompt", "two_rules_prompt"],
+    "padded": ["compaction_prompt", "two_rules_prompt"],
+    "joined": ["memory", "greenhouse_memory"],
+    "outside": ["memory", "tight_memory", "greenhouse_memory"],
+    "passive": ["memory", "tight_memory", "greenhouse_memory"],
+    "unseen": ["promote", "split_zones"],
 }
 
 
@@ -221,6 +250,12 @@ def solution(name: str, function: str):
                 )
         _NAMESPACES[name] = namespace
     return _NAMESPACES[name][function]
+
+
+def load_solutions() -> None:
+    """Read every solution notebook now, so that no check's time limit counts the first reading."""
+    for path in sorted((EXERCISES / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        solution(path.stem, "checks")
 
 
 def sol(name, function):
@@ -735,7 +770,11 @@ wrong(W, window_crashing_on_empty, "an empty history is a real input", "index")
 wrong(W, window_popping_the_callers_list, "never pop, insert", "alias")
 wrong(W, window_without_return, "end the function with `return`")
 wrong(
-    W, window_handing_back_the_callers_list, "list(messages), not messages itself", "alias", "fits"
+    W,
+    window_handing_back_the_callers_list,
+    "a copy of messages, not messages itself",
+    "alias",
+    "fits",
 )
 wrong(W, window_with_its_own_notice, "not your own words")
 wrong(
@@ -1092,7 +1131,7 @@ wrong(P, pinned_window_with_the_notice_first, "the request goes first, before th
 wrong(
     P,
     pinned_window_handing_back_the_callers_list,
-    "list(messages), not messages itself",
+    "a copy of messages, not messages itself",
     "alias",
     "fits",
 )
@@ -1251,7 +1290,7 @@ def remarks_window_reading_block_lists_only(messages, budget, counter):
 
 R = "remarks_window"
 wrong(R, remarks_window_forgetting_remarks, "word for word and in order, into the notice")
-wrong(R, remarks_window_not_counting_the_remarks, "grows with the remarks it carries", "limits")
+wrong(R, remarks_window_not_counting_the_remarks, "request that alone is over the budget", "limits")
 wrong(R, remarks_window_crashing_on_empty, "an empty history is a real input", "index")
 wrong(R, remarks_window_keeping_only_the_newest_turn, "try the cuts from the oldest on")
 wrong(R, remarks_window_carrying_the_first_remark, "collect the text blocks", "partial")
@@ -1260,7 +1299,7 @@ wrong(R, remarks_window_carrying_the_results_too, "not the tool results", "text"
 wrong(
     R,
     remarks_window_handing_back_the_callers_list,
-    "list(messages), not messages itself",
+    "a copy of messages, not messages itself",
     "alias",
     "fits",
 )
@@ -1549,7 +1588,7 @@ wrong(K, compact_with_the_header_on_the_same_line, "then a newline")
 wrong(K, compact_splicing_the_callers_list, "return a NEW list", "alias")
 wrong(K, compact_without_return, "return the new list of messages")
 wrong(K, compact_summarizing_an_empty_middle, "nothing to summarize")
-wrong(K, compact_handing_back_the_callers_list, "list(messages)", "alias", "fits")
+wrong(K, compact_handing_back_the_callers_list, "a copy of messages", "alias", "fits")
 wrong(K, compact_keeping_four, "use your split_zones", "param")
 wrong(K, compact_dressing_up_the_summary, "unchanged")
 wrong(K, compact_summarizing_twice, "one summary call per compaction")
@@ -2165,7 +2204,7 @@ M = "memory"
 wrong(M, (TOO_LONG, 150), "four lines", name="six lines")
 wrong(M, (WHERE_LINES, 100), "as a rule about the database", name="no rule")
 wrong(M, (RULE_LINE, 100), "where things live", name="no pointers")
-wrong(M, (MEMORY, 2000), "every turn", name="a budget of 2,000")
+wrong(M, (MEMORY, 2000), "every lap", name="a budget of 2,000")
 wrong(M, (MEMORY, 10), "trim it", name="over its own budget")
 wrong(M, (MEMORY, "80"), "positive whole number", "shape", name="a budget in quotes")
 wrong(M, (FRIDAY_RULE, 100), "as a rule about the database", name="a rule about Fridays")
@@ -2181,7 +2220,7 @@ wrong(
 wrong(
     M,
     (HEAVY_IMPORT, 150),
-    "an imported file is loaded on every turn too",
+    "an imported file is sent on every lap too",
     "limits",
     name="a big import",
 )
@@ -2529,7 +2568,7 @@ wrong(
 wrong(
     T,
     ("- Never touch production.\n- Email login: app/auth.py; see @README.md",),
-    "an imported file is loaded on every turn too",
+    "an imported file is sent on every lap too",
     "limits",
     name="a short line importing the README",
 )
@@ -2641,7 +2680,7 @@ wrong(
         "- Live is off limits.\n- Fahrenheit: src/greenhouse/irrigation.py; changes: db/changes/.\n"
         "- Everything: @docs/watering-rules.md @db/README.md",
     ),
-    "an imported file is loaded on every turn too",
+    "an imported file is sent on every lap too",
     "limits",
     name="importing the docs",
 )
@@ -2665,3 +2704,7 @@ right(
     ),
     "no dashes, the stage alias",
 )
+
+
+# The answers written fresh for issue 34 join the same lists (the module registers them on import).
+import exercise_answers_fresh  # noqa: E402, F401

@@ -29,9 +29,9 @@ def test_every_form_of_the_rule_passes(rule, capsys):
 )
 def test_a_mention_or_another_rule_is_not_the_database_rule(sentence, capsys):
     assert not check_memory(POINTERS + f"- {sentence}\n", 150)
-    printed = (
-        capsys.readouterr().out
-    )  # a mention of what happened ("yesterday") is refused as a diary line
+    # a mention of what happened ("yesterday") is refused as a diary line; a verdict is printed in
+    # lines of at most 80 characters, so its words are read with the line breaks undone
+    printed = " ".join(capsys.readouterr().out.split())
     assert (
         "did not read anything in your memory as a rule about the database target" in printed
         or "diary line" in printed

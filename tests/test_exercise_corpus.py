@@ -2,8 +2,8 @@
 
 The answers are in ``exercise_answers.py`` (instructor-only): for each task at least eight wrong answers,
 covering every kind of mistake issue 27 lists wherever that kind can occur, and at least three right ones
-written unlike the solution (unusual but correct). A wrong answer must print exactly one FAIL line, with a
-hint that holds the expected words; a right one must print PASS.
+written unlike the solution (unusual but correct). A wrong answer must print exactly one FAIL (in lines of at
+most 80 characters), with a hint that holds the expected words; a right one must print PASS.
 
 Tiers: an answer whose check runs the agent with the answer inside it (a window or a fold loop in the
 loop, a prompt, a memory in session two, a sweep) takes seconds; those are in the integration tier, the
@@ -16,7 +16,9 @@ import io
 from contextlib import redirect_stdout
 
 import pytest
-from exercise_answers import KINDS, RIGHT, WHERE, WRONG, Lap, check_of
+from exercise_answers import KINDS, RIGHT, WHERE, WRONG, Lap, check_of, load_solutions
+
+load_solutions()  # the checks time each call: reading a notebook is not the answer's time
 
 TASKS = sorted({w.task for w in WRONG} | {r.task for r in RIGHT})
 # Tasks whose right answers reach runs of the agent (seconds each); wrong answers of the first set get there too.
@@ -45,6 +47,16 @@ def verdict(check, *answer) -> tuple[bool, str]:
     with redirect_stdout(out):
         result = check(*answer)
     return result, out.getvalue()
+
+
+def flat(text: str) -> str:
+    """A verdict with its line breaks undone: it is printed in lines of at most 80 characters."""
+    return " ".join(text.split())
+
+
+def hint_of(printed: str) -> str:
+    """The hint of a printed FAIL, on one line."""
+    return flat(printed.split("Hint:", 1)[1]) if "Hint:" in printed else ""
 
 
 def resolved(args: tuple) -> tuple:
@@ -84,9 +96,9 @@ def test_the_answers_are_different_answers():
 def test_a_wrong_answer_is_rejected_with_the_hint_for_its_mistake(answer):
     ok, printed = verdict(check_of(answer.task), *resolved(answer.answer))
     assert ok is False, printed
-    lines = [line for line in printed.splitlines() if line.startswith("✘ FAIL:")]
-    assert len(lines) == 1 and "Traceback" not in printed, printed
-    assert answer.hint.lower() in lines[0].split("Hint:", 1)[1].lower(), lines[0]
+    assert printed.count("✘ FAIL:") == 1 and "Traceback" not in printed, printed
+    assert all(len(line) <= 80 for line in printed.splitlines()), printed
+    assert flat(answer.hint).lower() in hint_of(printed).lower(), printed
 
 
 @pytest.mark.parametrize("answer", tiered(RIGHT, RUNS_WHEN_RIGHT))

@@ -110,6 +110,7 @@ def test_solution_runs_headless_and_every_check_passes(executed, name):
     for text in outputs:
         assert "✔ PASS:" in text, text
         assert "FAIL" not in text and "Not done" not in text, text
+        assert all(len(line) <= 80 for line in text.splitlines()), text
 
 
 @pytest.mark.integration  # runs the notebooks in kernels
@@ -123,8 +124,32 @@ def test_student_copy_runs_headless_and_every_check_says_not_done(executed, name
     outputs = _check_outputs(book)
     assert outputs
     for text in outputs:
-        assert text.strip().splitlines()[-1].startswith("○ Not done yet:"), text
+        assert text.count("○ Not done yet:") == 1 and text.lstrip().startswith("○ Not done"), text
         assert "PASS" not in text and "FAIL" not in text, text
+        assert all(len(line) <= 80 for line in text.splitlines()), text
+
+
+@pytest.mark.integration  # runs the notebooks in kernels
+@pytest.mark.parametrize("name", NAMES)
+def test_every_printed_line_fits_in_80_characters(executed, name):
+    """The room reads the notebooks on a projector and on laptops: no printed line is wider than 80."""
+    for folder in (EXERCISES / "solutions", EXERCISES):
+        book, _ = executed[folder / f"{name}.ipynb"]
+        for cell in book.cells:
+            for output in cell.get("outputs", []):
+                for line in ANSI.sub("", output.get("text", "")).splitlines():
+                    assert len(line) <= 80, f"{folder.name}/{name}: {line!r}"
+
+
+def test_every_code_line_fits_in_80_characters_and_every_check_cell_runs_alone():
+    for path in sorted(EXERCISES.rglob("[0-9][0-9]_*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            wide = [line for line in cell.source.splitlines() if len(line) > 80]
+            assert not wide, f"{path.name}: {wide}"
+            if "checks.check_" in cell.source:
+                assert cell.source.startswith("from exercises import checks\n"), cell.source
 
 
 # ---- one source ---------------------------------------------------------------------------------------
@@ -311,10 +336,14 @@ def test_exercise_02_settles_what_the_issue_found_unsaid():
 
 
 def verdict(check, *answer) -> tuple[bool, str]:
+    """(what the check returned, what it printed, with its line breaks undone: a verdict is printed in
+    lines of at most 80 characters, so a phrase may run over two of them)."""
     out = io.StringIO()
     with redirect_stdout(out):
         result = check(*answer)
-    return result, out.getvalue()
+    printed = out.getvalue()
+    assert all(len(line) <= 80 for line in printed.splitlines()), printed
+    return result, " ".join(printed.split())
 
 
 def _keyless_answers():
@@ -460,9 +489,19 @@ def _recursing(*args, **kwargs):
 @pytest.mark.parametrize("check", ALL_FUNCTION_CHECKS, ids=lambda c: c.__name__)
 def test_a_strange_answer_gets_a_fail_with_a_hint_and_no_traceback(check, answer):
     ok, printed = verdict(check, answer)
-    lines = printed.strip().splitlines()
-    assert ok is False and lines[-1].startswith("✘ FAIL:") and "Hint:" in lines[-1], printed
+    assert ok is False and printed.count("✘ FAIL:") == 1, printed
+    assert "Hint:" in printed.split("✘ FAIL:")[1], printed
     assert "could not finish" not in printed and "Traceback" not in printed, printed
+
+
+def test_a_wrong_prediction_is_told_what_happened_at_its_lap_never_where_the_wall_was():
+    from exercise_answers import overflow_lap
+
+    wall = overflow_lap()
+    for guess in (2, wall - 3, wall + 3, wall + 9):
+        ok, printed = verdict(C.check_overflow_prediction, guess, 6000)
+        assert ok is False and "Hint:" in printed, printed
+        assert f"lap {wall}" not in printed.replace(f"lap {guess}", ""), printed
 
 
 def test_an_error_names_the_line_of_the_students_code():
@@ -575,40 +614,6 @@ def test_the_readme_says_only_what_the_offline_model_does():
         for quote in quotes:
             run = session_two(checks.GOALS[0], pointers + f"- {quote[0].upper()}{quote[1:]}.\n")
             assert run.database_target == target, (quote, run.database_target)
-
-
-@pytest.mark.integration  # 18 runs of the agent
-def test_the_sweep_cases_tell_the_kinds_of_wrong_pick_apart():
-    """The check never sweeps; this test does, to show that its two requests tell the wrong picks apart.
-
-    On the first, a run that fails is cheaper than the cheapest one that finished on staging (so a pick that
-    does not filter is caught); on the second, the run of fewest laps is not the cheapest (so a pick by laps
-    is caught); and the two have different cheapest pairs (so no pair typed in passes both). If the desk
-    model changes so that this fails, choose other requests or windows in ``_SWEEP_CASES``.
-    """
-    from exercises.checks import ex04_running_summary as ex04
-
-    tables = []
-    for _, window, root, goal, rule, at in ex04._SWEEP_CASES:
-        task = ex04._case_task(root, goal, rule, at)
-        tables.append(
-            {
-                (c, k): ex04.run_with(c, k, window, task, root)
-                for c in ex04.CHUNKS
-                for k in ex04.KEEPS
-            }
-        )
-    kept = [
-        {pair: ex04.bill_of(r) for pair, r in table.items() if ex04.finished_on_staging(r)}
-        for table in tables
-    ]
-    best = [min(bills, key=bills.get) for bills in kept]
-    assert len(set(best)) == 2, f"the two requests must have different cheapest pairs, not {best}"
-    assert any(
-        not ex04.finished_on_staging(r) and ex04.bill_of(r) < kept[0][best[0]]
-        for r in tables[0].values()
-    )
-    assert min(kept[1], key=lambda pair: len(tables[1][pair].laps)) != best[1]
 
 
 def _mutating(fn):

@@ -1,9 +1,13 @@
-"""The exercise checks: each runs your code on fresh scenarios and prints PASS, or FAIL with a hint.
+"""The exercise checks: each runs your code on fresh cases and prints PASS, or FAIL with a hint.
 
-One module per exercise, so the checks of exercise 03 are all in ``ex03_three_zones.py``; what they
-share (verdicts, calling your code safely, runs, made-up histories) is in ``common.py``, and what a
-right window or a right memory must look like is in ``window_rules.py`` and ``memory_rules.py``. The
-notebooks only ``import checks`` and call ``checks.check_...``: every check is re-exported here.
+One module per exercise, so the checks of exercise 03 are all in ``ex03_three_zones.py``. What they
+share: verdicts and calling your code safely (``common.py``); trying a property on a hundred cases
+made up by Hypothesis and keeping the smallest that fails (``search.py``); the made-up cases
+themselves (``cases.py``, and beside the exercises that need their own: ``lap_cases.py``,
+``made_up_runs.py``, ``promote_cases.py``); what a right window or a right memory must look like
+(``window_rules.py``, ``memory_rules.py``); and a check cell run too early in a notebook
+(``in_notebook.py``). The notebooks only ``import checks`` and call ``checks.check_...``: every check
+is re-exported here.
 
 Nothing here answers a task: the checks judge by properties, by cases they built themselves, and by
 runs of the offline model they make. ``exercises/INSTRUCTOR_ONLY`` lists the files that do hold answers.
@@ -11,7 +15,7 @@ runs of the offline model they make. ``exercises/INSTRUCTOR_ONLY`` lists the fil
 Left out: grading and scores (a check says PASS or FAIL and why, nothing more).
 """
 
-from .common import GOALS, METER, RULES, hello, random_history, worked_history
+from .common import GOALS, METER, RULES, hello, random_history, show, worked_history
 from .ex01_desk import (
     check_overflow_prediction,
     check_smallest_window,
@@ -54,13 +58,17 @@ from .ex05_memory import (
     check_tight_memory,
     with_memory,
 )
+from .in_notebook import guard_check_cells
 from .window_rules import user_remarks
+
+guard_check_cells()  # in a notebook, a check cell run too early says what to run first
 
 __all__ = [
     "GOALS",
     "METER",
     "RULES",
     "hello",
+    "show",
     "random_history",
     "worked_history",
     "check_tokens_of",

@@ -7,7 +7,13 @@ every machine), prints one verdict line and returns True or False. It never rais
 * an error in your code becomes a FAIL that quotes the error and the line of your code it came from;
 * each call gets its own deep copy of the input, and the check compares that copy with the original
   afterwards, so a function that edits what it was given is caught (the loop's raw history is such a list);
-  handing the caller's own list back is caught too (a later change to one would change the other).
+  handing the caller's own list back is caught too (a later change to one would change the other);
+* each call has a time limit (``PER_CALL`` seconds): an endless loop becomes a FAIL, not a hung cell;
+* whatever your code returns is checked for its shape (``number``, ``messages_problem``) before the
+  check uses it, so a strange value is a FAIL that says what it was.
+
+Every verdict is printed in lines of at most 80 characters: the verdict, the smallest case your code
+fails on (when there is one), and a hint.
 
 How a check knows the right answer: never by running a copy of the solution. It judges by properties
 (what must hold of any right answer), by cases it built so that it knows their outcome, and by runs of
@@ -16,18 +22,26 @@ the offline desk model that it makes itself. So nothing in this folder answers a
 The checks always use the offline desk model, even when ANTHROPIC_API_KEY is set: a verdict must not
 depend on which model answered, or on the network.
 
-Left out: timeouts (a function that never returns hangs its cell), grades and scores.
+Left out: grades and scores; a time limit where signals cannot reach (a thread other than the main one,
+Windows, or one long step inside a C library such as ``sum(range(10**12))``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import decimal
+import json
 import math
 import numbers
+import operator
 import random
 import re
+import signal
 import sys
+import textwrap
+import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -68,21 +82,44 @@ GOALS = [
 
 def hello() -> None:
     """The setup line every exercise notebook prints first."""
-    print(describe_model())
-    print(
+    show(describe_model())
+    show(
         "The checks always use the offline desk model, so every verdict is the same on every machine."
     )
 
 
+def show(text: str, indent: str = "") -> None:
+    """Print ``text`` in lines of at most 80 characters: each of its lines wrapped on its own, the
+    continuation indented two spaces more. Example: show(card, indent="  ")"""
+    for line in str(text).splitlines() or [""]:
+        print(
+            textwrap.fill(
+                line,
+                WIDTH,
+                initial_indent=indent,
+                subsequent_indent=indent + "  ",
+                break_on_hyphens=False,
+                break_long_words=True,
+            )
+            if line.strip()
+            else ""
+        )
+
+
 # ---- verdicts ---------------------------------------------------------------------------------------
+
+WIDTH = 80  # every line a check prints fits the room's screens
 
 
 class Fail(Exception):
-    """A wrong answer: what went wrong, and the idea that fixes it."""
+    """A wrong answer: what went wrong, and the idea that fixes it.
 
-    def __init__(self, what: str, hint: str):
+    ``case`` (lines) shows the input it went wrong on; the search fills it in with the smallest one.
+    """
+
+    def __init__(self, what: str, hint: str, case: list[str] | None = None, slow: bool = False):
         super().__init__(what)
-        self.what, self.hint = what, hint
+        self.what, self.hint, self.case, self.slow = what, hint, case, slow
 
 
 class NotDone(Exception):
@@ -90,9 +127,9 @@ class NotDone(Exception):
 
 
 def verdict(name: str, body) -> bool:
-    """Run one check body; print exactly one verdict line; never raise (Ctrl-C still stops it).
+    """Run one check body; print exactly one verdict; never raise (Ctrl-C still stops it).
 
-    The line starts with a symbol and the word (✔ PASS, ✘ FAIL, ○ Not done yet), in the palette's colour
+    The verdict starts with a symbol and the word (✔ PASS, ✘ FAIL, ○ Not done yet), in the palette's colour
     and bold when printed in a notebook (stage.palette.verdict_line): colour is never the only signal."""
     try:
         message = body()
@@ -107,7 +144,7 @@ def verdict(name: str, body) -> bool:
         )
         return False
     except Fail as failed:
-        say(False, f"{failed.what} — Hint: {failed.hint}")
+        say(False, failed.what, case=failed.case, hint=failed.hint)
         return False
     except KeyboardInterrupt:
         raise
@@ -115,41 +152,133 @@ def verdict(name: str, body) -> bool:
         if where(problem):
             say(
                 False,
-                f"{name} raised {error_line(problem)}{where(problem)} — Hint: run it by hand on the "
-                "example in its docstring and read the traceback.",
+                f"{name} raised {error_line(problem)}{where(problem)}",
+                hint="run it by hand on the example in its docstring and read the traceback.",
             )
         else:
             frame = traceback.extract_tb(problem.__traceback__)[-1]
             say(
                 False,
-                f"the check could not finish: {error_line(problem)} (in {Path(frame.filename).name}, line "
-                f"{frame.lineno}) — Hint: that error is in the harness or the checks, not in your answer; "
-                "tell the instructor.",
+                f"the check could not finish: {error_line(problem)} (in {Path(frame.filename).name}, "
+                f"line {frame.lineno})",
+                hint="that error is in the harness or the checks, not in your answer; tell the "
+                "instructor.",
             )
         return False
     say(True, message)
     return True
 
 
-def say(passed: bool | None, words: str) -> None:
-    """Print one verdict line; in colour only where a notebook shows it (a log or a terminal gets plain text)."""
-    print(verdict_line(passed, words, colour=type(sys.stdout).__module__.startswith("ipykernel")))
+def say(passed: bool | None, words: str, case: list[str] | None = None, hint: str = "") -> None:
+    """Print one verdict in lines of at most WIDTH characters: the verdict, the case, the hint.
 
-
-def call(what: str, fn, *args, hint: str | None = None, **kwargs):
-    """Call student code; an error becomes a FAIL naming the call (NotImplementedError passes through).
-
-    SystemExit counts as an error too (``exit()`` in an answer must not end the check without a verdict).
+    In colour only where a notebook shows it (a log or a terminal gets plain text). Example:
+    ✘ FAIL: sliding_window sent 41 tokens, over the budget of 40.
+      The smallest case it fails on:
+        ...
+      Hint: count the notice too.
     """
+    colour = type(sys.stdout).__module__.startswith("ipykernel")
+    prefix = verdict_line(passed, "", colour=False)  # "✘ FAIL: "
+    first, *rest = textwrap.wrap(
+        prefix + words, WIDTH, subsequent_indent="  ", break_on_hyphens=False
+    ) or [prefix]
+    lines = [verdict_line(passed, first[len(prefix) :], colour=colour)] + rest
+    if case:
+        lines.append("  The smallest case it fails on:")
+        lines += [clip("    " + line) for line in case]
+    if hint:
+        lines += textwrap.wrap(
+            "Hint: " + hint,
+            WIDTH,
+            initial_indent="  ",
+            subsequent_indent="  ",
+            break_on_hyphens=False,
+        )
+    print("\n".join(lines))
+
+
+def clip(line: str, width: int = WIDTH) -> str:
+    """A line cut to ``width`` characters, with '…' where it was cut."""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+# ---- calling your code --------------------------------------------------------------------------------
+
+PER_CALL = 2.0  # seconds: one small input never needs more; an endless loop gets stopped here
+
+
+class TooSlow(BaseException):
+    """Raised inside code that ran past its time limit. A BaseException, so `except Exception:` in an
+    answer does not swallow it."""
+
+
+_deadlines: list[float] = []  # the time limits in force, innermost last
+_previous_handler: list = []
+
+
+def _can_alarm() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def _ring(_signum, _frame):
+    raise TooSlow()
+
+
+def _arm() -> None:
+    if _deadlines:
+        left = min(_deadlines) - time.monotonic()
+        # It rings again every 50 ms: a TooSlow raised where Python must ignore it (in a garbage
+        # collector's callback) is not the end of the limit.
+        signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), 0.05)
+    else:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    """While active, code running longer than ``seconds`` is interrupted by TooSlow (limits nest)."""
+    if not _can_alarm():
+        yield
+        return
+    if not _deadlines:
+        _previous_handler[:] = [signal.signal(signal.SIGALRM, _ring)]
+    _deadlines.append(time.monotonic() + seconds)
+    _arm()
     try:
-        return fn(*args, **kwargs)
+        yield
+    finally:
+        _deadlines.pop()
+        _arm()
+        if not _deadlines:
+            signal.signal(signal.SIGALRM, _previous_handler.pop())
+
+
+def call(what: str, fn, *args, hint: str | None = None, seconds: float | None = None, **kwargs):
+    """Call student code; an error, an exit or a call past the time limit becomes a FAIL naming the call.
+
+    NotImplementedError passes through (the stub). Ctrl-C still stops the cell. ``seconds``: the time
+    limit, PER_CALL unless given.
+    """
+    seconds = PER_CALL if seconds is None else seconds
+    try:
+        with time_limit(seconds):
+            return fn(*args, **kwargs)
     except (NotImplementedError, Fail, NotDone, KeyboardInterrupt):
         raise
-    except (Exception, SystemExit) as problem:
+    except TooSlow:
+        raise Fail(
+            f"{what} was still running after {seconds:g} s",
+            "an input this small takes a right answer a few milliseconds: look for a loop whose "
+            "condition never changes, or one that starts again from the beginning each time.",
+            slow=True,
+        ) from None
+    except BaseException as problem:  # SystemExit too: exit() in an answer must not end the check
         if hint is None and isinstance(problem, IndexError):
             hint = (
-                "your code reaches for an item the list does not have (such as laps[-2] or messages[1]): the "
-                "smallest input -- one lap, one message, no events -- is a real case too."
+                "your code reaches for an item the list does not have (such as laps[-2] or "
+                "messages[1]): the smallest input -- one lap, one message, no events -- is a real "
+                "case too."
             )
         raise Fail(
             f"{what} raised {error_line(problem)}{where(problem)}",
@@ -157,9 +286,34 @@ def call(what: str, fn, *args, hint: str | None = None, **kwargs):
         ) from None
 
 
+RUN_SECONDS = 4.0  # one run of the agent with your code inside takes well under a second
+
+
+def timed_run(what: str, make, seconds: float | None = None):
+    """``make()`` -- a run of the agent with student code inside -- within ``seconds``, or a FAIL."""
+    seconds = RUN_SECONDS if seconds is None else seconds
+    try:
+        with time_limit(seconds):
+            return make()
+    except TooSlow:
+        raise Fail(
+            f"{what} was still running after {seconds:g} s",
+            "each call of your code inside the loop should take a few milliseconds: look for a loop "
+            "that never ends, or work repeated on every call.",
+            slow=True,
+        ) from None
+
+
 def error_line(problem: BaseException) -> str:
     """The last line of the traceback. Example: KeyError('content') -> "KeyError: 'content'" """
-    return traceback.format_exception_only(type(problem), problem)[-1].strip()
+    try:
+        lines = traceback.format_exception_only(type(problem), problem)
+        notes = getattr(problem, "__notes__", None)
+        if isinstance(notes, list) and 0 < len(notes) < len(lines):
+            lines = lines[: -len(notes)]  # notes added by a library come after the error itself
+        return lines[-1].strip()
+    except Exception:  # an exception whose str() itself fails
+        return type(problem).__name__
 
 
 def where(problem: BaseException) -> str:
@@ -231,36 +385,140 @@ def call_on_copy(
 
 def what_changed(original, given) -> str:
     """'' if ``given`` still equals ``original``; else a few words on how it differs."""
-    if given == original:
+    if safe_equal(given, original):
         return ""
     if isinstance(original, list) and isinstance(given, list):
         if len(given) != len(original):
             return f"it held {len(original)} items, afterwards {len(given)}"
-        first = next(i for i, (a, b) in enumerate(zip(original, given)) if a != b)
+        first = next(
+            (i for i, (a, b) in enumerate(zip(original, given)) if not safe_equal(a, b)), 0
+        )
         return f"item {first} was edited"
     return "it was edited"
 
 
-def is_number(x) -> bool:
-    """A real number a student may return: an int or a float (numpy's too), not a bool, not NaN or infinite."""
-    if not isinstance(x, numbers.Real) or isinstance(x, bool):
-        return False
+def safe_equal(a, b) -> bool:
+    """a == b, where a comparison that raises, or answers something other than a bool, is 'not equal'."""
     try:
-        return math.isfinite(x) and abs(x) < 1e15  # a count of tokens, not 10**400
-    except (OverflowError, TypeError, ValueError):
+        return bool(a == b) is True
+    except Exception:
         return False
+
+
+# ---- what your code returned -----------------------------------------------------------------------
+
+
+def number(x) -> int | float | None:
+    """``x`` as a plain int or float, if it is a number a student may return; else None.
+
+    Accepts ints and floats, numpy's numbers, Decimal and Fraction; refuses True/False, text, NaN,
+    infinities and absurd sizes. Example: number(numpy.int64(7)) -> 7; number("7") -> None
+    """
+    if x is None or isinstance(x, (bool, str, bytes)) or type(x).__name__ in ("bool_", "bool"):
+        return None
+    try:
+        if isinstance(x, numbers.Integral):
+            value = int(operator.index(x))
+        elif isinstance(x, (numbers.Real, decimal.Decimal)) or getattr(x, "shape", None) == ():
+            value = float(x)
+            if value.is_integer() and isinstance(x, decimal.Decimal):
+                value = int(x)
+        else:
+            return None
+    except (TypeError, ValueError, OverflowError, ArithmeticError):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value if abs(value) < 1e15 else None  # a count of tokens, not 10**400
+
+
+def is_number(x) -> bool:
+    """A real number a student may return (see ``number``)."""
+    return number(x) is not None
 
 
 def is_whole(x) -> bool:
-    """A whole number: 7, numpy's int64(7) or 7.0 -- not True, not 7.5."""
-    return is_number(x) and float(x) == int(x)  # (is_number keeps it small enough for float)
+    """A whole number: 7, numpy's int64(7), Decimal('7') or 7.0 -- not True, not 7.5."""
+    value = number(x)
+    return value is not None and float(value).is_integer()
 
 
 def is_messages(out) -> bool:
-    """A plain list of message dicts, each with a role and a content."""
-    return isinstance(out, list) and all(
-        isinstance(m, dict) and "role" in m and "content" in m for m in out
-    )
+    """A plain list of well-formed message dicts (see ``messages_problem``)."""
+    return messages_problem(out) is None
+
+
+def messages_problem(out) -> str | None:
+    """What keeps ``out`` from being a list of messages the API would take, in a few words; or None.
+
+    Example: [{"role": "user"}] -> "message 0 has no content"
+    """
+    if type(out) is not list:  # a subclass could answer == with anything it likes
+        return f"a {type(out).__name__}, not a list" + (
+            " (a list of its own kind)" if isinstance(out, list) else ""
+        )
+    for i, message in enumerate(out):
+        problem = message_problem(message)
+        if problem:
+            return f"message {i} {problem}"
+    return None
+
+
+def not_messages(out) -> str:
+    """How ``out`` falls short of a list of messages, to follow 'returned'. Example: 'a tuple, not a list'"""
+    problem = messages_problem(out)
+    return f"a list whose {problem}" if type(out) is list else str(problem)
+
+
+def message_problem(message) -> str | None:
+    """What is wrong with one message's shape, or None. Example: {"role": "bot", ...} -> "has the role 'bot'" """
+    if type(message) is not dict:
+        return f"is a {type(message).__name__}, not a dict"
+    if message.get("role") not in ("user", "assistant"):
+        return f"has the role {message.get('role')!r}, not 'user' or 'assistant'"
+    if "content" not in message:
+        return "has no content"
+    content = message["content"]
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return f"has content of type {type(content).__name__}, not a string or a list of blocks"
+    for j, block in enumerate(content):
+        problem = _block_problem(block)
+        if problem:
+            return f"has a block {j} that {problem}"
+    return None
+
+
+def _block_problem(block) -> str | None:
+    if not isinstance(block, dict):
+        return f"is a {type(block).__name__}, not a dict"
+    kind = block.get("type")
+    if kind == "text":
+        return None if isinstance(block.get("text"), str) else "has no text string"
+    if kind == "tool_use":
+        if not all(isinstance(block.get(k), str) for k in ("id", "name")):
+            return "is a tool_use without an id or a name"
+        try:
+            json.dumps(block.get("input"), sort_keys=True)
+        except (TypeError, ValueError):
+            return "is a tool_use whose input is not JSON"
+        return (
+            None
+            if isinstance(block.get("input"), dict)
+            else "is a tool_use whose input is not a dict"
+        )
+    if kind == "tool_result":
+        if not isinstance(block.get("tool_use_id"), str):
+            return "is a tool_result without a tool_use_id"
+        inner = block.get("content", "")
+        if isinstance(inner, str) or (
+            isinstance(inner, list)
+            and all(isinstance(b, dict) and isinstance(b.get("text"), str) for b in inner)
+        ):
+            return None
+        return "is a tool_result whose content is neither text nor text blocks"
+    return f"has the type {kind!r}, not text, tool_use or tool_result"
 
 
 @contextlib.contextmanager
@@ -306,17 +564,33 @@ def overlap(mine: list[str], theirs: list[str]) -> float:
     return shared / max(len(mine), len(theirs))
 
 
+def covered(mine: list[str], theirs: list[str]) -> float:
+    """How much of ``theirs`` is in ``mine``, whatever the order and whatever else ``mine`` holds: 1.0 for
+    the original with words added (padding, or two lines joined into one), 0.0 for none of it."""
+    if not theirs:
+        return 0.0
+    left, shared = list(mine), 0
+    for word in theirs:
+        if word in left:
+            left.remove(word)
+            shared += 1
+    return shared / len(theirs)
+
+
 COPIED = 0.8  # a line sharing 80% of its words with a line of the original is a copy
 COPIED_MIN_WORDS = 5  # shorter lines ("Staging only.") may be the same by chance
 
 
 def copied_lines(text: str, original_lines: list[list[str]]) -> list[str]:
-    """The lines of ``text`` that are a line of the original (given as word lists), perhaps reshuffled."""
+    """The lines of ``text`` that are a line of the original (given as word lists), perhaps reshuffled,
+    padded with words of their own, or joined with another line."""
     found = []
     for line in text.splitlines():
         words = word_bag(line)
         if len(words) >= COPIED_MIN_WORDS and any(
-            overlap(words, theirs) >= COPIED for theirs in original_lines
+            overlap(words, theirs) >= COPIED
+            or (len(theirs) >= COPIED_MIN_WORDS and covered(words, theirs) >= COPIED)
+            for theirs in original_lines
         ):
             found.append(line.strip())
     return found

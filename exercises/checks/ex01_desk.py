@@ -1,13 +1,14 @@
 """Checks for exercise 01, the desk: ``tokens_of``, the overflow prediction, ``smallest_window``.
 
-``check_tokens_of`` never counts a history itself. It builds messages whose size it knows because it
-made them (plain text, text blocks, tool results, many small messages, non-ASCII), and for the parts
-whose exact rendering it does not spell out -- a tool call's name and input -- it grows one part by a
-known number of characters and asks that your count grow by a quarter of it. On fresh histories it
-asks the same: adding a message, or doubling the history, moves your count as it should.
+``check_tokens_of`` first tries messages whose size it knows because it built them (plain text, text
+blocks, tool results, many small messages, non-ASCII) and parts that grow by a known number of
+characters (a tool call's name and input, a second block, one more message); then made-up histories
+of every shape (``cases.histories``), where your count must be within a token of the characters of
+their text, as ``text_of`` renders it, divided by 4.
 
 ``check_smallest_window`` judges by what a window must do -- hold every request the run sent, and not
-hold them one token smaller -- and then proves it by running FullHistory at your window and one below.
+hold them one token smaller -- on made-up FullHistory lap records numbered from any lap, and on real
+runs; then it proves it by running FullHistory at your window and one token below.
 
 Left out: comparing with a real tokenizer (``compare_with_tokenizer`` only prints the table).
 """
@@ -19,28 +20,32 @@ import random
 
 from harness.context import FullHistory
 from harness.laps import Lap
-from harness.messages import assistant, user
+from harness.messages import assistant, blocks_of, text_of, user
 from harness.tokens import tiktoken_count
 from harness.tools import WORKSPACE
 from stage.tasks import file_reading_task
-from stage.palette import verdict_line
 
+from .cases import full_history_laps, histories, show_laps, show_messages
 from .common import (
     GOALS,
     RULES,
     Fail,
     NotDone,
+    call,
     call_on_copy,
+    clip,
     how_it_stopped,
-    is_number,
     is_whole,
     need_function,
+    number,
     once,
     random_history,
     run,
+    say,
     text_block,
     verdict,
 )
+from .search import hunt
 
 _CHANGED = "only read the messages: build nothing into them and remove nothing from the list."
 _RECIPE = (
@@ -80,7 +85,8 @@ def _known_cases():
         [assistant([text_block(a)])],
         1000,
         0,
-        "a message's content may be a list of blocks, not only a string: text_of(message) reads both.",
+        "count every message -- the assistant's too -- and every block: a message's content may "
+        "be a list of blocks, not only a string: text_of(message) reads both.",
     )
     yield (
         "one tool result of 1,000 characters",
@@ -159,15 +165,16 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
     """Checks tokens_of(messages), the rules as the task states them:
 
     - Return one number: the characters of all the text of `messages`, divided by 4 once, at the end.
-    - All the text: text blocks, tool calls (the tool's name and its whole input) and tool results -- `text_of(message)` gives exactly that.
+    - All the text: text blocks, tool calls (the tool's name and its whole input) and tool results -- `text_of(message)` gives exactly that (the newlines it puts between blocks may be counted or not).
     - Characters, not bytes: `len("é")` is 1.
     - No per-message overhead and no rounding per message: within one token of chars/4.
     - An empty list holds 0 tokens.
     - Do not change `messages`.
 
     On messages whose size it knows because it built them, on parts that grow by a known number of
-    characters (a tool's name and input, a second block, one more message), and on fresh histories
-    (non-ASCII, big tool inputs), doubled.
+    characters (a tool's name and input, a second block, one more message), then on 100 made-up
+    histories (empty, one message, tool calls with big inputs, results as text or as blocks, remarks,
+    non-ASCII and regex-special text).
     """
 
     def body():
@@ -188,12 +195,12 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
                     f"tokens_of returned None on {where}",
                     "end the function with `return` and the number.",
                 )
-            if not is_number(got):
+            if number(got) is None:
                 raise Fail(
-                    f"tokens_of returned {got!r} on {where}, not a number",
+                    f"tokens_of returned {got!r:.60} on {where}, not a number",
                     "return one number: characters / 4.",
                 )
-            return got
+            return number(got)
 
         empty = count("[]", [])
         if empty != 0:
@@ -206,8 +213,8 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
             if abs(got - chars / 4) > 1:
                 named = mistaken is not None and abs(got - mistaken) <= max(1.0, 0.03 * mistaken)
                 raise Fail(
-                    f"tokens_of gave {got:,} for {where} ({chars:,} characters, so {chars / 4:,.2f} "
-                    "tokens)",
+                    f"tokens_of gave {got:,} for {where} ({chars:,} characters, so "
+                    f"{chars / 4:,.2f} tokens)",
                     hint if named else _count_hint(got, messages, chars),
                 )
         small = [
@@ -218,7 +225,8 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
         if off:
             where, size, got = off[0]
             raise Fail(
-                f"tokens_of gave {got:,} for {where} ({40 * size} characters, so {10 * size} tokens)",
+                f"tokens_of gave {got:,} for {where} ({40 * size} characters, so {10 * size} "
+                "tokens)",
                 _small_hint([got for _, _, got in small]),
             )
         for where, smaller, bigger, added, hint in once(
@@ -227,23 +235,43 @@ def check_tokens_of(tokens_of, seed: int = 1) -> bool:
             before, after = count(where + " (before)", smaller), count(where, bigger)
             if abs((after - before) - added / 4) > 2:
                 raise Fail(
-                    f"on {where} your count went from {before:,} to {after:,}: it should grow by about "
-                    f"{added // 4:,}",
+                    f"on {where} your count went from {before:,} to {after:,}: it should grow by "
+                    f"about {added // 4:,}",
                     hint or _RECIPE,
                 )
-        for where, history in once(("token histories", seed), lambda: list(_fresh_histories(seed))):
-            one, two = count(where, history), count(where + ", twice over", history + history)
-            if abs(two - 2 * one) > 1:
+
+        def about_a_quarter(history):
+            got = count(f"the {len(history)} message(s) below", history)
+            chars = sum(len(text_of(m)) for m in history)
+            low = chars - _separators(history)
+            if not low / 4 - 1 <= got <= chars / 4 + 1:
                 raise Fail(
-                    f"tokens_of gave {one:,} for {where}, but {two:,} for the same messages twice over",
-                    "the same messages twice hold twice the text: " + _RECIPE,
+                    f"tokens_of gave {got:,} for the {len(history)} message(s) below, whose text "
+                    f"holds {chars:,} characters"
+                    + (f" ({low:,} without the newlines between blocks)" if low < chars else ""),
+                    _count_hint(got, history, chars),
                 )
+
+        tried = hunt(histories(), about_a_quarter, show_messages, seed=seed)
         return (
-            "tokens_of is chars/4: on 9 cases built to a known size, 4 that grow by a known amount, and 12 "
-            "fresh histories (non-ASCII, big tool inputs), doubled."
+            f"tokens_of is chars/4: on {len(list(_known_cases())) + 6} cases built to a known "
+            f"size or growth, and {tried} made-up histories (empty, one message, big tool "
+            "inputs, results as blocks, non-ASCII and regex-special text)."
         )
 
     return verdict("tokens_of", body)
+
+
+def _separators(messages) -> int:
+    """The newlines text_of puts between blocks, and between a result's text blocks (counting them is optional)."""
+    n = 0
+    for m in messages:
+        blocks = blocks_of(m)
+        n += max(len(blocks) - 1, 0)
+        for b in blocks:
+            if b.get("type") == "tool_result" and isinstance(b.get("content"), list):
+                n += max(len(b["content"]) - 1, 0)
+    return n
 
 
 def _small_hint(got: list) -> str:
@@ -271,9 +299,13 @@ def _small_hint(got: list) -> str:
 def _count_hint(got, messages, chars) -> str:
     """Name the usual mistake behind a wrong count on a case of known size, by the number it gives."""
     n = len(messages)
-    each = [
-        len(str(m["content"])) if isinstance(m["content"], str) else chars // n for m in messages
-    ]
+    each = [len(text_of(m)) for m in messages]
+    in_bytes = sum(len(text_of(m).encode()) for m in messages)
+    if in_bytes > chars and chars / 4 + 1 < got <= in_bytes / 4 + 1:
+        return (
+            "you are counting UTF-8 bytes somewhere, and a character such as é or 東 takes two to "
+            "four of them. Count characters: len(text), not len(text.encode())."
+        )
     mistakes = [
         (chars, "that is the number of characters: divide it by 4."),
         (
@@ -338,30 +370,27 @@ def compare_with_tokenizer(tokens_of) -> None:
         rows.append((str(path.relative_to(WORKSPACE)), len(text), text, tiktoken_count(text)))
     estimates, note = {}, ""
     try:
+        need_function(tokens_of, "tokens_of")
         for name, _, text, _ in rows:
-            estimates[name] = tokens_of([user(text)])
-    except NotImplementedError:
-        note = verdict_line(
-            None,
-            "write tokens_of above, then run this cell again to fill the chars/4 column.",
-            colour=False,
-        )
-    except Exception as problem:
-        note = f"Your tokens_of raised {type(problem).__name__}: {problem}. The chars/4 column stays empty."
-    numbers = {name: n for name, n in estimates.items() if is_number(n)}
+            estimates[name] = number(call(f"tokens_of on {name}", tokens_of, [user(text)]))
+    except (NotImplementedError, NotDone):
+        note = "write tokens_of above, then run this cell again to fill the chars/4 column."
+    except Fail as failed:
+        note = f"{failed.what}. The chars/4 column stays empty."
+    numbers = {name: n for name, n in estimates.items() if n is not None}
     print(f"{'file':36} {'chars':>6} {'chars/4':>8} {'cl100k':>7} {'off by':>7}")
     for name, chars, _, real in rows:
         guess = numbers.get(name)
         shown = f"{guess:>8,.0f}" if guess is not None else f"{'-':>8}"
         off = f"{(guess - real) / real:>+7.0%}" if guess is not None and real else ""
-        print(f"{name:36} {chars:>6,} {shown} {real:>7,} {off}")
+        print(f"{clip(name, 36):36} {chars:>6,} {shown} {real:>7,} {off}")
     if note:
-        print(note)
+        say(None, note) if "write tokens_of" in note else say(False, note)
     elif len(numbers) == len(rows):
         worst = max(rows, key=lambda r: abs(numbers[r[0]] - r[3]) / max(r[3], 1))
         print(
-            f"All files: chars/4 says {sum(numbers.values()):,.0f}, cl100k says {sum(r[3] for r in rows):,}. "
-            f"The biggest miss is {worst[0]}."
+            f"All files: chars/4 says {sum(numbers.values()):,.0f}, cl100k says "
+            f"{sum(r[3] for r in rows):,}.\nThe biggest miss is {worst[0]}."
         )
 
 
@@ -387,36 +416,52 @@ def check_overflow_prediction(predicted_lap, window: int = 6000, tolerance: int 
                 f"predicted_overflow_lap is {predicted_lap!r}",
                 "give a whole lap number, like 7 (a number, not text in quotes, not a list).",
             )
-        predicted = int(predicted_lap)
-        run_ = once(("full history", window), lambda: run(FullHistory(), window))
+        if not is_whole(window) or number(window) <= 0:
+            raise Fail(
+                f"the window is {window!r}",
+                "run the cell above that sets WINDOW (a whole number of tokens), then this one.",
+            )
+        predicted, window_ = int(number(predicted_lap)), int(number(window))
+        run_ = once(("full history", window_), lambda: run(FullHistory(), window_))
         if run_.stopped != "overflow":
             raise Fail(
-                f"with a {window:,}-token window the run did not overflow ({how_it_stopped(run_)})",
+                f"with a {window_:,}-token window the run did not overflow ({how_it_stopped(run_)})",
                 "pick a window smaller than the whole task, for example 6000.",
             )
-        lap = run_.laps[-1]
+        wall = run_.laps[-1]
         if predicted < 1:
             raise Fail(
                 f"lap {predicted} does not exist",
                 "laps are counted from 1, the first lap of the run.",
             )
-        if predicted >= window / 10:
+        if predicted >= window_ / 10:
             raise Fail(
                 f"lap {predicted:,} is far beyond the run",
                 "that is a number of tokens, not of laps: "
                 "the answer is the number of the lap, counted from 1.",
             )
-        print(
-            f"You predicted lap {predicted}. The run overflowed at lap {lap.number}: "
-            f"the desk held {lap.raw_tokens:,} tokens for a {window:,}-token window."
-        )
-        if abs(predicted - lap.number) > tolerance:
-            side = "early" if predicted < lap.number else "late"
-            raise Fail(
-                f"lap {predicted} is too {side} (the run overflowed at lap {lap.number})",
+        if abs(predicted - wall.number) > tolerance:
+            # Say what happened at the predicted lap, never at which lap the wall was.
+            hint = (
                 "the desk grows by about one file and one note a lap. Take the growth of the last "
-                "probe laps (lap 1 only lists the files), then count how many more laps fit.",
+                "probe laps (lap 1 only lists the files), then count how many more laps fit."
             )
+            if predicted < wall.number:
+                desk = next(lap for lap in run_.laps if lap.number == predicted).assembled_tokens
+                raise Fail(
+                    f"lap {predicted} is too early: at lap {predicted} the desk held {desk:,} "
+                    f"tokens, which a {window_:,}-token window still holds",
+                    hint,
+                )
+            raise Fail(
+                f"lap {predicted} is too late: the desk was over the {window_:,}-token window "
+                "before that lap, and the run had already stopped",
+                hint,
+            )
+        print(
+            f"You predicted lap {predicted}. The run overflowed at lap {wall.number}:\n"
+            f"the desk held {wall.raw_tokens:,} tokens for a {window_:,}-token window."
+        )
         return f"within {tolerance} lap of the run."
 
     return verdict("the overflow prediction", body)
@@ -442,66 +487,78 @@ def _one_lap() -> list[Lap]:
     ]
 
 
-def check_smallest_window(smallest_window) -> bool:
+def check_smallest_window(smallest_window, seed: int = 12) -> bool:
     """Checks smallest_window(laps), the rules as the task states them:
 
-    - `laps` are the lap records of a FullHistory run that finished, numbered from 1.
+    - `laps` are the lap records of a FullHistory run that finished, in order; their numbers need not start at 1.
     - Return the smallest window, in tokens, in which that run would still have finished: the model refuses a request whose input -- `lap.assembled_tokens` -- is over its window.
     - Do not change `laps`.
 
-    On three probe runs you have not seen and a run of one lap: every lap's request must fit your window,
-    and one token less must not hold them all. Then the proof: FullHistory run at your window finishes,
-    one token below it overflows.
+    On three probe runs you have not seen, a run of one lap, and 100 made-up FullHistory runs (one lap
+    or many, numbered from any lap): every lap's request must fit your window, and one token less must
+    not hold them all. Then the proof: FullHistory run at your window finishes, one token below it
+    overflows.
     """
 
     def body():
         need_function(smallest_window, "smallest_window")
-        cases = [
-            (where, list(once(("probe", goal, at), lambda: _probe(goal, rule, at)).laps))
-            for where, goal, rule, at in _PROBES
-        ] + [("a run that answered at lap 1", _one_lap())]
         answers = []
-        for where, laps in cases:
+
+        def holds_every_request(laps, where="the laps below"):
             got = call_on_copy(
-                f"smallest_window(laps) [{where}]",
+                f"smallest_window(laps) on {where}",
                 smallest_window,
                 laps,
                 changed_hint="only read the lap records; do not sort or edit the list in place.",
             )
-            if not is_number(got):
+            value = number(got)
+            if value is None:
                 raise Fail(
-                    f"[{where}] smallest_window returned {got!r}", "return one number of tokens."
+                    f"on {where} smallest_window returned {got!r:.60}",
+                    "return one number of tokens.",
                 )
-            too_big = [lap for lap in laps if lap.assembled_tokens > got]
+            too_big = [lap for lap in laps if lap.assembled_tokens > value]
             if too_big:
                 lap = too_big[0]
                 raise Fail(
-                    f"[{where}] at lap {lap.number} the model was sent {lap.assembled_tokens:,} tokens, more "
-                    f"than your window of {got:,}: that request would have been refused",
-                    _window_hint(got, laps, answers),
+                    f"on {where}, at lap {lap.number} the model was sent "
+                    f"{lap.assembled_tokens:,} tokens, more than your window of {value:,}: that "
+                    "request would have been refused",
+                    _window_hint(value, laps, answers),
                 )
-            if all(lap.assembled_tokens <= got - 1 for lap in laps):
+            if all(lap.assembled_tokens <= value - 1 for lap in laps):
                 raise Fail(
-                    f"[{where}] a window of {got - 1:,} tokens would still have held every request of "
-                    "that run, so yours is not the smallest",
-                    _window_hint(got, laps, answers),
+                    f"on {where}, a window of {value - 1:,} tokens would still have held every "
+                    f"request, so your {value:,} is not the smallest",
+                    _window_hint(value, laps, answers),
                 )
-            answers.append(got)
-        want = answers[0]
+            answers.append(value)
+
+        for where, goal, rule, at in _PROBES:
+            laps = list(once(("probe", goal, at), lambda: _probe(goal, rule, at)).laps)
+            holds_every_request(laps, f"a probe run ({where})")
+        holds_every_request(_one_lap(), "a run that answered at lap 1")
+        tried = hunt(
+            full_history_laps(),
+            holds_every_request,
+            lambda laps: show_laps(laps, ("assembled_tokens", "billed_input")),
+            seed=seed,
+        )
+        want = int(answers[0])
         where, goal, rule, at = _PROBES[0]
         task = file_reading_task(rule_at_lap=at, goal=goal, rule=rule)
-        fits = once(("full at", want), lambda: run(FullHistory(), int(want), task))
-        short = once(("full at", want - 1), lambda: run(FullHistory(), int(want) - 1, task))
-        if (
-            fits.stopped != "answered" or short.stopped != "overflow"
-        ):  # the lap records and the model disagree
-            raise Fail(
-                f"at {want:,} tokens {how_it_stopped(fits)}; at {want - 1:,} {how_it_stopped(short)}",
+        fits = once(("full at", want), lambda: run(FullHistory(), want, task))
+        short = once(("full at", want - 1), lambda: run(FullHistory(), want - 1, task))
+        if fits.stopped != "answered" or short.stopped != "overflow":
+            raise Fail(  # the lap records and the model disagree
+                f"at {want:,} tokens {how_it_stopped(fits)}; at {want - 1:,} "
+                f"{how_it_stopped(short)}",
                 "this is a bug in the checks, not in your answer: please tell the instructor.",
             )
         return (
-            f"3 fresh runs and a one-lap run. Proof on the first: at {want:,} tokens FullHistory finishes, at "
-            f"{want - 1:,} it overflows at lap {short.laps[-1].number}."
+            f"3 fresh runs, a one-lap run and {tried} made-up ones. Proof on the first: at "
+            f"{want:,} tokens FullHistory finishes, at {want - 1:,} it overflows at lap "
+            f"{short.laps[-1].number}."
         )
 
     return verdict("smallest_window", body)

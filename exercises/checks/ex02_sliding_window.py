@@ -23,11 +23,10 @@ import random
 
 from harness.context import Assembly, Strategy
 from harness.sliding_window import SlidingWindow
-from harness.laps import Lap
-from harness.messages import assistant, blocks_of, safe_cuts, text_of, user
-from harness.tokens import Meter
+from harness.messages import assistant, safe_cuts, text_of, user
 from stage.tasks import file_reading_task
 
+from .cases import desk_of
 from .common import (
     RULES,
     Fail,
@@ -36,22 +35,42 @@ from .common import (
     holder_of,
     how_it_stopped,
     is_messages,
+    is_whole,
     need_function,
+    not_messages,
+    number,
     once,
     random_history,
     run,
     text_block,
+    timed_run,
     verdict,
     words,
 )
-from .window_rules import NOTICE, remarks_problem, size_of, window_problem
+from .lap_cases import PLACES, LapCase, lap_cases, lap_hint, made_up_laps, show_lap_case
+from .search import hunt
+from .window_rules import (
+    COUNTER_HINT,
+    HEAD_HINT,
+    measures_the_request_its_own_way,
+    ignores_the_counter,
+    user_remarks,
+    COUNTERS,
+    NOTICE,
+    remarks_problem,
+    remarks_cases,
+    show_window_case,
+    size_of,
+    window_cases,
+    window_problem,
+)
 
 _CHANGED = (
     "build a new list (a slice such as messages[start:], or [notice] + ...) and return it; never pop, "
     "insert into or edit the list you were given -- in the loop that list is the raw history."
 )
 _ALIAS = (
-    "return a new list even when everything fits -- list(messages), not messages itself: the loop keeps "
+    "return a new list even when everything fits -- a copy of messages, not messages itself: the loop keeps "
     "appending to its history, and the desk it sent must not change with it."
 )
 
@@ -59,20 +78,15 @@ _ALIAS = (
 # ---- task 1: the fresh histories every window is tried on ------------------------------------------------
 
 
-def _thirds(message) -> int:
-    """A second counter, unlike chars/4: a window must use the counter it is given."""
-    return len(text_of(message)) // 3 + 2
-
-
 def window_scenarios(seed: int, pinned: bool):
     """(messages, budget, counter): mixed sizes, two counters, loose, tight and roomy budgets, then the edges."""
     rng = random.Random(seed)
-    chars4 = Meter("chars4").count
-    for i in range(40):
+    chars4 = COUNTERS[0]
+    for i in range(12):
         messages = random_history(
-            rng, turns=rng.randint(2, 14), wide=0.1 if i % 5 == 0 else 0.0, big_inputs=i % 5 == 1
+            rng, turns=rng.randint(2, 7), wide=0.1 if i % 5 == 0 else 0.0, big_inputs=i % 5 == 1
         )
-        counter = chars4 if i % 2 == 0 else _thirds
+        counter = COUNTERS[i % 2]
         head = counter(messages[0]) if pinned else 0
         total = size_of(messages, counter)
         cuts = [c for c in safe_cuts(messages)[:-1] if c >= 1 + pinned]
@@ -92,7 +106,7 @@ def window_scenarios(seed: int, pinned: bool):
 
 def edge_scenarios(rng, pinned: bool, counter):
     """The cases a careful grader tries. Each is (messages, budget, counter)."""
-    messages = random_history(rng, turns=8, chat=False)
+    messages = random_history(rng, turns=4, chat=False)
     head = counter(messages[0]) if pinned else 0
     total = size_of(messages, counter)
     cuts = [c for c in safe_cuts(messages)[:-1] if c >= 1 + pinned]
@@ -143,13 +157,12 @@ def edge_scenarios(rng, pinned: bool, counter):
     yield chat, size_of(chat, counter) // 2, counter
 
 
-def _try_window_scenarios(window_fn, name: str, seed: int, pinned: bool) -> int:
-    """Run the student's window on the fresh histories; raise the first problem found. Returns how many."""
+def _try_windows(window_fn, name: str, seed: int, pinned: bool) -> int:
+    """Run the student's window on the edges, then on made-up cases; raise the smallest problem found."""
     need_function(window_fn, name)
-    empty_hint = "an empty history is a real input (nothing has happened yet): return []."
-    count = 0
-    scenarios = once(("window cases", seed, pinned), lambda: list(window_scenarios(seed, pinned)))
-    for messages, budget, counter in [([], 100, Meter("chars4").count)] + scenarios:
+
+    def a_right_window(case):
+        messages, budget, counter = case
         out = call_on_copy(
             f"{name}(<{len(messages)} messages>, {budget}, counter)",
             window_fn,
@@ -158,13 +171,37 @@ def _try_window_scenarios(window_fn, name: str, seed: int, pinned: bool) -> int:
             counter,
             changed_hint=_CHANGED,
             alias_hint=_ALIAS,
-            hint=None if messages else empty_hint,
+            hint=None
+            if messages
+            else "an empty history is a real input (nothing has happened yet): return [].",
         )
         problem = window_problem(messages, budget, counter, out, pinned=pinned, name=name)
         if problem:
+            if is_messages(out):
+                problem.what += f"; you sent {desk_of(out, messages, NOTICE)}"
+                # Is the counter the mistake? Ask the window again, every count ten times as big.
+                if ignores_the_counter(window_fn, messages, budget, counter, out):
+                    problem.hint = COUNTER_HINT
+                elif pinned and problem.hint in (COUNTER_HINT, HEAD_HINT):
+                    # over the budget beside the request: did it forget the request, or measure it
+                    # its own way? A request whose characters and tokens disagree tells.
+                    own_way = measures_the_request_its_own_way(window_fn)
+                    problem.hint = COUNTER_HINT if own_way else HEAD_HINT
+                elif problem.hint == COUNTER_HINT:
+                    problem.hint = window_problem(
+                        messages, budget, counter, out, pinned=pinned, name=name, counted=True
+                    ).hint
             raise problem
-        count += 1
-    return count
+
+    edges = once(("window cases", seed, pinned), lambda: list(window_scenarios(seed, pinned)))
+    return hunt(
+        window_cases(pinned),
+        a_right_window,
+        show_window_case,
+        seed=seed,
+        explicit=[([], 100, COUNTERS[0])] + edges,
+        examples=80 if pinned else 100,  # the pinned window's check also runs the agent three times
+    )
 
 
 def check_sliding_window(sliding_window, seed: int = 2) -> bool:
@@ -178,15 +215,16 @@ def check_sliding_window(sliding_window, seed: int = 2) -> bool:
     - Keep as much as fits: the oldest safe cut whose desk fits is the one to take.
     - If not even the newest turn fits beside the notice, return `[]`. A budget of 0 is room for nothing. An empty history gives `[]`.
 
-    On 40 fresh histories (two counters) and the edges: an empty history, one message, exact fits, a
-    roomy budget, a budget of 0, a newest turn over the budget, a cut before a plain user message.
+    On the edges (an empty history, one message, exact fits, a roomy budget, a budget of 0, a newest
+    turn over the budget, a cut before a plain user message), then on 100 made-up histories with three
+    counters and budgets at each cut's exact fit, one token short of it, or anywhere.
     """
 
     def body():
-        n = _try_window_scenarios(sliding_window, "sliding_window", seed, pinned=False)
+        n = _try_windows(sliding_window, "sliding_window", seed, pinned=False)
         return (
-            f"{n} histories (40 fresh, an empty one, one message, exact fits, a budget of 0, an oversize newest "
-            "turn): within budget, the newest kept, no tool pair split, the notice first, your input untouched."
+            f"{n} histories (the edges, and made-up ones with three counters): within budget, the "
+            "newest kept, no tool pair split, the notice first, your input untouched."
         )
 
     return verdict("sliding_window", body)
@@ -194,270 +232,153 @@ def check_sliding_window(sliding_window, seed: int = 2) -> bool:
 
 # ---- task 2: first_lap_without ----------------------------------------------------------------------
 
-# (name, on which laps the text is on the desk, the answer): the answer is part of the case, not worked out.
+# (name, on which laps the text is on the desk): the answer is part of the case, not worked out.
 _SHAPES = [
-    ("leaves at lap 5", [True] * 4 + [False] * 5, 5),
-    ("arrives at lap 3 and leaves at lap 6", [False] * 2 + [True] * 3 + [False] * 4, 6),
+    ("leaves at lap 5", [True] * 4 + [False] * 5),
+    ("arrives at lap 3 and leaves at lap 6", [False] * 2 + [True] * 3 + [False] * 4),
     (
         "leaves at lap 4, comes back at lap 6, leaves again at lap 8",
         [True] * 3 + [False] * 2 + [True] * 2 + [False] * 3,
-        4,
     ),
-    ("is never on the desk", [False] * 9, None),
-    ("never leaves", [True] * 10, None),
-    ("leaves at the last lap", [True] * 7 + [False], 8),
-    ("is on the desk at lap 1 only", [True] + [False] * 6, 2),
-    ("is on the one lap there is", [True], None),
-    ("is not on the one lap there is", [False], None),
+    ("is never on the desk", [False] * 9),
+    ("never leaves", [True] * 10),
+    ("leaves at the last lap", [True] * 7 + [False]),
+    ("is on the desk at lap 1 only", [True] + [False] * 6),
+    ("is on the one lap there is", [True]),
+    ("is not on the one lap there is", [False]),
 ]
-_PLACES = {
-    "request": "in the request",
-    "remark": "in a remark inside a tool-results message",
-    "result": "inside a tool result",
-    "result list": "inside a tool result whose content is a list of blocks",
-    "note": "in the assistant's own note",
-    "call": "in the input of a tool call (remember)",
-    "quotes": "in a message that also holds both kinds of quotes",
-}
-
-
-def _put(sent: list[dict], place: str, said: str) -> None:
-    """Put ``said`` on a made-up desk (a request and two turns), in one kind of message or block."""
-    if place == "request":
-        sent[0] = user(f"Fix the login. {said}: use staging.")
-    elif place == "remark":
-        sent[2] = {
-            "role": "user",
-            "content": list(sent[2]["content"]) + [text_block(f"Also: {said}.")],
-        }
-    elif place in ("result", "result list"):
-        content = f"  1  # {said}\n  2  x = 1"
-        result = dict(
-            sent[2]["content"][0], content=content if place == "result" else [text_block(content)]
-        )
-        sent[2] = {"role": "user", "content": [result] + list(sent[2]["content"][1:])}
-    elif place == "note":
-        sent[1] = assistant([text_block(f"Remember: {said}.")] + blocks_of(sent[1])[1:])
-    elif place == "call":
-        remember = {
-            "type": "tool_use",
-            "id": "toolu_note",
-            "name": "remember",
-            "input": {"fact": said},
-        }
-        sent[3] = assistant(blocks_of(sent[3]) + [remember])
-        sent[4] = {
-            "role": "user",
-            "content": list(sent[4]["content"])
-            + [{"type": "tool_result", "tool_use_id": "toolu_note", "content": "Saved."}],
-        }
-    else:  # quotes: the printed form of the list escapes the apostrophe, the text itself does not
-        sent[0] = user(f'The ticket says "urgent". {said}.')
-
-
-def made_up_laps(rng: random.Random, shape: list[bool], place: str, said: str) -> list[Lap]:
-    """Lap records whose desks hold ``said`` exactly on the laps ``shape`` marks, in one ``place``."""
-    laps = []
-    for number, present in enumerate(shape, start=1):
-        sent = random_history(rng, turns=2, chat=False)
-        if present:
-            _put(sent, place, said)
-        laps.append(Lap(number, 1000 + 100 * number, 900, sent=sent))
-    return laps
-
 
 _LAP_SCENARIOS = [  # (pin_head, window, rule_at_lap, rule wording)
     (False, 4000, None, RULES[0]),
     (False, 4500, 3, RULES[1]),
-    (False, 6000, 2, RULES[2]),
-    (False, 5000, 4, RULES[1]),
     (True, 5000, None, RULES[1]),
 ]
 
 
 def _sliding_run(pin_head, window, at, rule):
-    """A real SlidingWindow run: (laps, the lap number at which the rule's message first left the desk)."""
+    """A real SlidingWindow run as a case: on each lap, is the message that carries the rule sent?"""
     laps, task = [], file_reading_task(rule_at_lap=at, rule=rule)
     run_ = run(SlidingWindow(pin_head=pin_head), window, task, on_lap=laps.append)
     holder = holder_of(run_.history, task)
+    place = "request" if at is None else "remark"
     on = [holder in lap.sent for lap in laps]
-    left = next((lap.number for i, lap in enumerate(laps) if any(on[:i]) and not on[i]), None)
-    return laps, on, left
+    return LapCase(
+        laps, rule[1], on, [place] * len(laps), [rule[0]] * len(laps), [None] * len(laps)
+    )
 
 
-def _lap_cases(seed: int):
-    """(where, laps, text, expected, on, place, said): real runs, then made-up lap records, then no laps.
-
-    ``on`` says on which laps the text is on the desk: by construction, or by where the rule's message is.
-    """
-    for pin_head, window, at, (rule, piece) in _LAP_SCENARIOS:
-        laps, on, left = once(
+def _hand_written(seed: int):
+    """Real runs, then made-up lap records of every shape and place, then no laps: LapCase each."""
+    for pin_head, window, at, rule in _LAP_SCENARIOS:
+        case = once(
             ("sliding", pin_head, window, at, rule),
             lambda: _sliding_run(pin_head, window, at, rule),
         )
-        where = (
-            f"sliding window{', head pinned' if pin_head else ''}, window {window:,}, the rule "
-            + ("in the request" if at is None else f"said at lap {at}")
+        case.where = (
+            f"a real sliding-window run{', head pinned' if pin_head else ''}, window "
+            f"{window:,}, the rule " + ("in the request" if at is None else f"said at lap {at}")
         )
-        yield where, laps, piece, left, on, "request" if at is None else "remark", rule
+        yield case
     rng = random.Random(seed)
-    places = list(_PLACES)
-    for n, (shape_name, shape, expected) in enumerate(_SHAPES):
+    places = list(PLACES)
+    # Every shape once, the places in turn; then every place again on a shape where the text leaves
+    # (so a search that misses it there gives a wrong answer), in lowercase, then in other cases.
+    shapes = _SHAPES + [_SHAPES[0]] * len(places) + [_SHAPES[1]] * len(places)
+    for n, (shape_name, shape) in enumerate(shapes):
         place = places[n % len(places)]
         piece = "don't touch production" if place == "quotes" else rng.choice(RULES)[1]
-        # each place first in lowercase (so a miss there is about the place), then in other cases
-        said = (
-            piece
-            if n < len(places)
-            else rng.choice([piece.capitalize(), piece.upper(), piece.title()])
-        )
-        yield (
-            f"made-up laps where the text {shape_name}, written {_PLACES[place]}",
-            made_up_laps(rng, shape, place, said),
+        upper = n >= len(_SHAPES) + len(places)
+        said = rng.choice([piece.capitalize(), piece.upper()]) if upper else piece
+        laps = made_up_laps(rng, shape, place, said)
+        yield LapCase(
+            laps,
             piece,
-            expected,
             shape,
-            place,
-            said,
+            [place] * len(shape),
+            [said] * len(shape),
+            [None] * len(shape),
+            f"made-up laps where the text {shape_name}, written {said!r}, {PLACES[place]}",
         )
-    for place in ("call", "result list", "note", "quotes"):  # every place again, on the usual shape
-        piece = "don't touch production" if place == "quotes" else rng.choice(RULES)[1]
-        said = piece.capitalize()
-        yield (
-            f"made-up laps where the text leaves at lap 5, written {_PLACES[place]}",
-            made_up_laps(rng, _SHAPES[0][1], place, said),
-            piece,
-            5,
-            _SHAPES[0][1],
-            place,
-            said,
-        )
-    yield "no laps at all", [], RULES[0][1], None, [], "request", RULES[0][0]
+    yield LapCase([], RULES[0][1], [], where="no laps at all")
 
 
 def check_first_lap_without(first_lap_without, seed: int = 8) -> bool:
     """Checks first_lap_without(laps, text), the rules as the task states them:
 
-    - `laps` are lap records in order; `text` is a piece of text in lowercase.
+    - `laps` are lap records in order, numbered by `lap.number` (not always from 1); `text` is a piece of text in lowercase.
     - Return the `number` of the first lap whose desk (`lap.sent`) holds `text` nowhere -- in no message and no block (text, tool call, tool result, a remark), in no case: compare with `text_of(message).lower()` -- after a lap that did hold it.
+    - The text must stand whole inside one message: its words elsewhere, in another order, or split across two messages do not count; and it is plain text, not a pattern.
     - Return `None` if it never leaves, if it is never there, or if there are no laps. If it leaves, comes back and leaves again, the answer is the first time it left.
     - Do not change `laps`.
 
-    On 5 real SlidingWindow runs (the rule said at lap 2-4, other wordings, a pinned head), on lap records
-    built with the text in every kind of message, in any case, on one lap or many, and on no laps.
+    On 3 real SlidingWindow runs (the rule said at lap 3, other wordings, a pinned head), on lap
+    records built with the text in every kind of message, and on 100 made-up cases: numbered from any
+    lap, the text in any case, with regular-expression characters, letters outside ASCII and quotes,
+    and decoys (its words in another order, a pattern's match, the text split across two messages).
     """
 
     def body():
         need_function(first_lap_without, "first_lap_without")
-        wrong, answers = (
-            [],
-            [],
-        )  # (where, got, expected, on, place, said, laps) for every case it got wrong
-        for where, laps, piece, expected, on, place, said in once(
-            ("lap cases", seed), lambda: list(_lap_cases(seed))
-        ):
+
+        def answer(case):
             got = call_on_copy(
-                f"first_lap_without(laps, {piece!r}) [{where}]",
+                f"first_lap_without(laps, {case.text!r})",
                 first_lap_without,
-                list(laps),
-                piece,
+                list(case.laps),
+                case.text,
                 changed_hint="only read the laps; do not sort, pop or edit them.",
-                hint="an empty list of laps is a real input: return None." if not laps else None,
+                hint="an empty list of laps is a real input: return None."
+                if not case.laps
+                else None,
             )
-            answers.append((got, expected))
-            if got != expected or isinstance(got, bool):
-                wrong.append((where, got, expected, on, place, said, laps))
-        if not wrong:
-            return (
-                f"right on {len(answers)} cases: 5 real runs, made-up laps (the text in every kind of message, any "
-                "case, one lap or many), no laps."
-            )
-        # One hint for the whole pattern: the same number whatever the laps is typed in; one lap early on
-        # every case is counting from 0.
-        if (
-            len({repr(got) for got, _ in answers}) == 1
-            and len({repr(want) for _, want in answers}) > 2
-        ):
-            where, got, expected, *_ = wrong[0]
+            if got is None or isinstance(got, bool) or not is_whole(got):
+                return got
+            return int(number(got))
+
+        def the_first_lap_without(case):
+            got = answer(case)
+            if got != case.expected or isinstance(got, bool):
+                raise Fail(
+                    f"you said {got!r:.40}, the laps say {case.expected!r}", lap_hint(got, case)
+                )
+
+        # On the hand-written cases, look at every answer first: a pattern (the same number every
+        # time, one lap early every time) names its mistake better than any one case.
+        cases = once(("lap cases", seed), lambda: list(_hand_written(seed)))
+        answers = [(answer(case), case) for case in cases]
+        wrong = [(got, case) for got, case in answers if got != case.expected]
+        if wrong:
+            got, case = wrong[0]
+            if len({repr(g) for g, _ in answers}) == 1:
+                hint = (
+                    "your answer is the same whatever the laps: work it out from the laps you are "
+                    "given, not from the class run's number."
+                )
+            elif all(
+                isinstance(g, int) and c.expected is not None and g == c.expected - 1
+                for g, c in wrong
+            ):
+                hint = "lap numbers start at 1: return lap.number, not the position of the lap in the list."
+            else:
+                # a case where the text does leave says most about the mistake
+                got, case = next(
+                    ((g, c) for g, c in wrong if c.expected is not None),
+                    wrong[0],
+                )
+                hint = lap_hint(got, case)
             raise Fail(
-                f"[{where}] you said {got!r}, the laps say {expected!r}",
-                "your answer is the same whatever the laps: work it out from the laps you are given, not "
-                "from the class run's number.",
+                f"you said {got!r:.40}, the laps say {case.expected!r}",
+                hint,
+                case=show_lap_case(case),
             )
-        if all(
-            isinstance(got, int) and expected is not None and got == expected - 1
-            for _, got, expected, *_ in wrong
-        ):
-            where, got, expected, *_ = wrong[0]
-            raise Fail(
-                f"[{where}] you said {got!r}, the laps say {expected!r}",
-                "lap numbers start at 1: return lap.number, not the position of the lap in the list.",
-            )
-        where, got, expected, on, place, said, laps = next(
-            (w for w in wrong if w[2] is None or w[1] != w[2] - 1), wrong[0]
-        )
-        raise Fail(
-            f"[{where}] you said {got!r}, the laps say {expected!r}",
-            _lap_hint(got, expected, on, place, said, laps),
+        tried = hunt(lap_cases(), the_first_lap_without, show_lap_case, seed=seed)
+        return (
+            f"right on {len(cases)} hand-written cases (3 real runs, the text in every kind of "
+            f"message, no laps) and {tried} made-up ones (numbered from any lap, any case, "
+            "decoys)."
         )
 
     return verdict("first_lap_without", body)
-
-
-_MISSED = {
-    "request": "in the request, a plain string message",
-    "remark": "in a remark: a text block of a user message that also carries tool results",
-    "result": "inside a tool result: text_of(message) includes what the tools returned",
-    "result list": "inside a tool result whose content is a list of text blocks: text_of(message) reads it",
-    "note": "in the assistant's own note: search the assistant's messages too",
-    "call": (
-        "in the input of a tool call, in an assistant message: text_of(message) includes every tool call, as "
-        "`name {json of the input}`"
-    ),
-    "quotes": (
-        "in a message that also holds quotes, and the printed form of a list escapes an apostrophe "
-        "(\\'): search text_of(message) of each message, not str(lap.sent)"
-    ),
-}
-
-
-def _lap_hint(got, expected, on, place, said, laps) -> str:
-    where_it_is = _MISSED[place]
-    if got is None:
-        if said != said.lower():
-            return (
-                f"the text is on the desk written {said!r}, and `text` is lowercase: compare in lowercase, "
-                "text in text_of(message).lower(). It sits " + where_it_is + "."
-            )
-        return (
-            "the text does leave the desk here; before that it sits "
-            + where_it_is
-            + ". Look in every message of lap.sent, with text_of(message), in lowercase."
-        )
-    if expected is None:
-        return (
-            "here the text never leaves the desk (or is never on it): return None."
-            if laps
-            else "with no laps there is nothing to find: return None."
-        )
-    numbers = [lap.number for lap in laps]
-    if isinstance(got, bool) or got not in numbers:
-        return "return the number of a lap (lap.number), or None if the text never leaves the desk."
-    i = numbers.index(got)
-    if on[i]:
-        return (
-            f"at lap {got} the text is still on the desk (something else was dropped): it sits {where_it_is}. "
-            "Search every message of lap.sent, with text_of(message), in lowercase."
-        )
-    if not any(on[:i]):
-        return (
-            f"at lap {got} the text had not been on the desk yet, so it cannot have left. Find the first "
-            "lap without it AFTER a lap that had it."
-        )
-    return (
-        f"the text had already left at lap {expected}; you found a later absence. Return at the FIRST lap "
-        "without it, the moment you see one after a lap that had it."
-    )
 
 
 # ---- task 3: pin the head ---------------------------------------------------------------------------
@@ -480,7 +401,7 @@ class StudentWindow(Strategy):
         )
         if not is_messages(sent):
             raise Fail(
-                f"{self.name} returned {type(sent).__name__} inside the loop",
+                f"{self.name} returned {not_messages(sent)}, inside the loop at lap {lap}",
                 "return a list of messages.",
             )
         ids = {id(m) for m in history}
@@ -497,6 +418,31 @@ class StudentWindow(Strategy):
         )
 
 
+def _runs_with_the_request_pinned(pinned_window) -> None:
+    """Run pinned_window inside the loop at three windows: the request first on every desk, fix on staging."""
+    for window in (4000, 5000, 6000):
+        laps = []
+        run_ = timed_run(
+            f"a run with pinned_window inside, window {window:,}",
+            lambda: run(
+                StudentWindow(pinned_window, name="pinned_window"), window, on_lap=laps.append
+            ),
+        )
+        lost = [lap.number for lap in laps if lap.sent[:1] != run_.history[:1]]
+        if lost:
+            raise Fail(
+                f"in a run with a {window:,}-token window the request was not first on the desk "
+                f"at lap {lost[0]}",
+                "the rule lives in the request: pin messages[0] so it is sent on every lap.",
+            )
+        if run_.database_target != "staging":
+            raise Fail(
+                f"in a run with a {window:,}-token window the fix went to "
+                f"{run_.database_target} ({how_it_stopped(run_)})",
+                "keep the request (and its rule) pinned at the front of every desk.",
+            )
+
+
 def check_pinned_window(pinned_window, seed: int = 3) -> bool:
     """Checks pinned_window(messages, budget, counter), the rules as the task states them:
 
@@ -505,33 +451,18 @@ def check_pinned_window(pinned_window, seed: int = 3) -> bool:
     - If nothing after the request fits, return `[messages[0]]`. If not even the request fits, return `[]`. An empty history gives `[]`.
     - Never change `messages`: build and return a new list, even when everything fits.
 
-    On fresh histories and the edges, then inside the loop at three window sizes: the request must be
-    first on every lap's desk, and the fix must go to staging.
+    On the edges and 80 made-up histories (three counters, budgets at each cut's exact fit, one token
+    short, the request alone), then inside the loop at three window sizes: the request must be first
+    on every lap's desk, and the fix must go to staging.
     """
 
     def body():
-        n = _try_window_scenarios(pinned_window, "pinned_window", seed, pinned=True)
-        for window in (4000, 5000, 6000):
-            laps = []
-            run_ = run(
-                StudentWindow(pinned_window, name="pinned_window"), window, on_lap=laps.append
-            )
-            lost = [lap.number for lap in laps if lap.sent[:1] != run_.history[:1]]
-            if lost:
-                raise Fail(
-                    f"in a run with a {window:,}-token window the request was not first on the desk at lap "
-                    f"{lost[0]}",
-                    "the rule lives in the request: pin messages[0] so it is sent on every lap.",
-                )
-            if run_.database_target != "staging":
-                raise Fail(
-                    f"in a run with a {window:,}-token window the fix went to {run_.database_target} "
-                    f"({how_it_stopped(run_)})",
-                    "keep the request (and its rule) pinned at the front of every desk.",
-                )
+        n = _try_windows(pinned_window, "pinned_window", seed, pinned=True)
+        _runs_with_the_request_pinned(pinned_window)
         return (
-            f"{n} histories (an empty one, one message, a request over the budget, ...), and 3 runs where the "
-            "request stayed first on every desk and the fix went to staging."
+            f"{n} histories (an empty one, one message, a request over the budget, made-up "
+            "ones), and 3 runs where the request stayed first on every desk and the fix went to "
+            "staging."
         )
 
     return verdict("pinned_window", body)
@@ -542,8 +473,8 @@ def check_pinned_window(pinned_window, seed: int = 3) -> bool:
 
 def _remarks_scenarios(seed: int):
     rng = random.Random(seed)
-    counter = Meter("chars4").count
-    for i in range(25):
+    counter = COUNTERS[0]
+    for i in range(10):
         messages = random_history(rng, turns=rng.randint(4, 12), wide=0.1 if i % 4 == 0 else 0.0)
         for m in messages[2::2][:-1]:  # plenty of remarks, in older messages above all
             if m["role"] == "user" and rng.random() < 0.4 and not isinstance(m["content"], str):
@@ -558,6 +489,41 @@ def _remarks_scenarios(seed: int):
     yield messages[:1], counter(messages[0]), counter  # the request alone, fitting exactly
 
 
+def _fits_exactly(remarks_window, messages, counter, out) -> None:
+    """Your desk dropped messages[1:start]. Take the next older cut, p: if no remark lies between p
+    and start, your own notice would be the same there, so a budget of exactly that desk's size must
+    keep messages[p:] -- a desk that fills the budget to the last token fits."""
+    if len(out) < 3 or out == messages:
+        return
+    start = len(messages) - len(out) + 2
+    older = [c for c in safe_cuts(messages)[:-1] if 1 < c < start]
+    if not older or user_remarks(messages[older[-1] : start]):
+        return
+    p = older[-1]
+    budget = size_of([messages[0], out[1]] + messages[p:], counter)
+    if budget >= size_of(messages, counter):
+        return
+    again = call_on_copy(
+        f"remarks_window(<{len(messages)} messages>, {budget}, counter)",
+        remarks_window,
+        messages,
+        budget,
+        counter,
+        changed_hint=_CHANGED,
+        alias_hint=_ALIAS,
+    )
+    problem = remarks_problem(messages, budget, counter, again)
+    if problem:
+        raise problem
+    if again[2:] != messages[p:] and len(again[2:]) < len(messages) - p:
+        raise Fail(
+            f"for a budget of {budget:,} tokens -- exactly your own desk from message {p} on, "
+            f"notice included -- you dropped message {p} too; you sent "
+            f"{desk_of(again, messages, NOTICE)}",
+            "a desk that brings the total exactly to the budget fits: compare with <=, not <.",
+        )
+
+
 _REMARK_RUNS = [(2, 5000, RULES[0]), (3, 4500, RULES[1]), (4, 5000, RULES[2])]
 
 
@@ -569,16 +535,17 @@ def check_remarks_window(remarks_window, seed: int = 9) -> bool:
     - The notice counts against the budget and grows as you drop more: try the cuts from the oldest on and keep the first desk that fits. If none fits, return `[messages[0]]`.
     - Never change `messages`: build and return a new list, even when everything fits.
 
-    On fresh histories full of remarks and the edges, then inside the loop with the rule said at lap 2, 3
-    or 4 in three wordings: the rule must stay on the desk on every later lap, and the fix go to staging.
+    On the edges, histories full of remarks and 100 made-up ones (remarks beside results, plain
+    answers, non-ASCII and regex-special text, three counters), then inside the loop with the rule
+    said at lap 2, 3 or 4 in three wordings: the rule must stay on the desk on every later lap, and
+    the fix go to staging.
     """
 
     def body():
         need_function(remarks_window, "remarks_window")
-        scenarios = [([], 100, Meter("chars4").count)] + once(
-            ("remarks cases", seed), lambda: list(_remarks_scenarios(seed))
-        )
-        for messages, budget, counter in scenarios:
+
+        def carries_the_remarks(case):
+            messages, budget, counter = case
             out = call_on_copy(
                 f"remarks_window(<{len(messages)} messages>, {budget}, counter)",
                 remarks_window,
@@ -591,15 +558,30 @@ def check_remarks_window(remarks_window, seed: int = 9) -> bool:
             )
             problem = remarks_problem(messages, budget, counter, out)
             if problem:
+                if is_messages(out):
+                    problem.what += f"; you sent {desk_of(out, messages, NOTICE)}"
                 raise problem
+            _fits_exactly(remarks_window, messages, counter, out)
+
+        edges = once(("remarks cases", seed), lambda: list(_remarks_scenarios(seed)))
+        tried = hunt(
+            remarks_cases(),
+            carries_the_remarks,
+            show_window_case,
+            seed=seed,
+            explicit=[([], 100, COUNTERS[0])] + edges,
+        )
         for at, window, (rule, _) in _REMARK_RUNS:
             task = file_reading_task(rule_at_lap=at, rule=rule)
             laps = []
-            run_ = run(
-                StudentWindow(remarks_window, name="remarks_window"),
-                window,
-                task,
-                on_lap=laps.append,
+            run_ = timed_run(
+                f"a run with remarks_window inside, window {window:,}",
+                lambda: run(
+                    StudentWindow(remarks_window, name="remarks_window"),
+                    window,
+                    task,
+                    on_lap=laps.append,
+                ),
             )
             remark, holder = task.remarks[at], holder_of(run_.history, task)
             where = f"window {window:,}, the rule said at lap {at}"
@@ -613,8 +595,8 @@ def check_remarks_window(remarks_window, seed: int = 9) -> bool:
             if lost:
                 raise Fail(
                     f"[{where}] the rule left the desk at lap {lost[0]}",
-                    "the rule is a remark in a user message: when that message is dropped, its text must "
-                    "travel on in the notice.",
+                    "the rule is a remark in a user message: when that message is dropped, its "
+                    "text must travel on in the notice.",
                 )
             if run_.database_target != "staging":
                 raise Fail(
@@ -622,8 +604,8 @@ def check_remarks_window(remarks_window, seed: int = 9) -> bool:
                     "keep the rule on the desk on every lap after it was said.",
                 )
         return (
-            "28 histories, and 3 runs with the rule said at lap 2, 3 or 4: it stayed on the desk, the fix went "
-            "to staging."
+            f"{tried} histories (the edges, and made-up ones full of remarks), and 3 runs with "
+            "the rule said at lap 2, 3 or 4: it stayed on the desk, the fix went to staging."
         )
 
     return verdict("remarks_window", body)

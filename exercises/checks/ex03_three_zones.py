@@ -19,6 +19,8 @@ from __future__ import annotations
 import random
 import re
 
+import hypothesis.strategies as st
+
 from harness.compaction import ThreeZoneCompaction
 from harness.messages import is_plain_user, text_of, tool_results
 from harness.prompts import COMPACTION_TEMPLATE, FOLD_PROMPT, compaction_prompt
@@ -27,8 +29,11 @@ from stage.offline.summaries import asked_sections
 from stage.offline.rules import ruled_out
 from stage.tasks import GOAL, RULE, Task, file_reading_task
 
+from .cases import SEED, STYLE, file_lines, histories, phrase, short, show_messages
 from .common import (
     COPIED,
+    copied_lines,
+    covered,
     RULES,
     Fail,
     NotDone,
@@ -36,14 +41,16 @@ from .common import (
     how_it_stopped,
     is_messages,
     need_function,
+    not_messages,
     once,
-    overlap,
     random_history,
     run,
+    show,
     verdict,
     word_bag,
     worked_history,
 )
+from .search import hunt
 
 CARD_HEADER = "[Summary of earlier work]"
 _CHANGED = (
@@ -59,7 +66,7 @@ _SPLIT_ALIAS = (
     "change the other."
 )
 _COMPACT_ALIAS = (
-    "return a copy, list(messages), even when there is nothing to compact: the caller keeps appending to "
+    "return a copy of messages, not messages itself, even when there is nothing to compact: the caller keeps appending to "
     "its history, and what was sent must not change with it."
 )
 
@@ -79,8 +86,10 @@ def tail_problem(messages, keep, tail) -> str | None:
         return "orphan"
     if length < at_least:
         return "short"
-    if any(not tool_results(messages[start]) for start in range(n - length + 1, n - at_least + 1)):
-        return "long"
+    # A shorter tail, of `shorter` messages, would have been right unless it started with a result.
+    for shorter in range(at_least, length):
+        if shorter == 0 or not tool_results(messages[n - shorter]):
+            return "long"
     return None
 
 
@@ -93,8 +102,39 @@ def _split_scenarios(seed: int):
     yield worked_history(), 6  # a tail of everything after the request
     yield worked_history(), 20  # a tail longer than the history
     rng = random.Random(seed)
-    for _ in range(40):
+    for _ in range(10):
         yield random_history(rng, wide=0.1), rng.randint(0, 7)
+
+
+@st.composite
+def split_cases(draw):
+    """(messages, keep_messages): a made-up history, and a tail from none to longer than it."""
+    messages = draw(histories())
+    return messages, draw(st.integers(0, len(messages) + 2))
+
+
+@st.composite
+def compact_cases(draw):
+    """(messages, keep_messages, what summarize returns): long, many-lined, non-ASCII, header-like."""
+    messages, keep = draw(split_cases())
+    card = draw(
+        st.one_of(
+            phrase(),
+            st.builds(file_lines, st.integers(1, 40), STYLE, SEED),
+            st.just(CARD_HEADER + "\nGoal: a card that starts like a card."),
+            st.just(""),
+        )
+    )
+    return messages, keep, card
+
+
+def _show_split(case) -> list[str]:
+    return show_messages(case[0]) + [f"keep_messages = {case[1]}"]
+
+
+def _show_compact(case) -> list[str]:
+    messages, keep, card = case
+    return _show_split((messages, keep)) + [f"summarize(middle) returns {short(card, 40)}"]
 
 
 _ZONES = "return a tuple of three lists, (head, middle, tail): the zones, not one list of messages."
@@ -120,13 +160,15 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
     - An empty history gives `([], [], [])`.
 
     On the notebook's example, the edges (no history, the request alone, one turn, no tail, a tail longer
-    than the history) and 40 fresh histories.
+    than the history), then 100 made-up histories (tool results, remarks, plain answers, non-ASCII) with
+    tails from none to longer than the history.
     """
 
     def body():
         need_function(split_zones, "split_zones")
-        count = 0
-        for messages, keep in once(("split cases", seed), lambda: list(_split_scenarios(seed))):
+
+        def three_zones(case):
+            messages, keep = case
             size = (
                 f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
             )
@@ -151,8 +193,8 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
             if head != messages[:1]:
                 raise Fail(
                     f"[{size}] the head holds {len(head)} messages",
-                    "the pinned head is the request alone, messages[:1] (the system prompt travels beside "
-                    "the list, not in it).",
+                    "the pinned head is the request alone, messages[:1] (the system prompt travels "
+                    "beside the list, not in it).",
                 )
             if head + middle + tail != messages:
                 raise Fail(
@@ -170,10 +212,12 @@ def check_split_zones(split_zones, seed: int = 4) -> bool:
                     ),
                     _TAIL_HINTS[problem],
                 )
-            count += 1
+
+        edges = once(("split cases", seed), lambda: list(_split_scenarios(seed)))
+        tried = hunt(split_cases(), three_zones, _show_split, seed=seed, explicit=edges)
         return (
-            f"{count} histories (the example, edges, 40 fresh): request pinned, tail the right size, "
-            "no pair split."
+            f"{tried} histories (the example, the edges, made-up ones): request pinned, tail the "
+            "right size, no pair split."
         )
 
     return verdict("split_zones", body)
@@ -187,24 +231,21 @@ def check_compact(compact, seed: int = 5) -> bool:
     - When the middle is empty there is nothing to summarize: do not call `summarize`, and return a copy of the list, unchanged.
     - Never insert into, delete from or edit the list you were given.
 
-    On the same histories as split_zones, with a summarize that records what it was given.
+    On the same histories as split_zones, then 100 made-up ones, with a summarize that records what it
+    was given and returns a card of any kind: empty, long, many-lined, non-ASCII, one that starts with
+    the header itself.
     """
 
     def body():
         need_function(compact, "compact")
-        count = 0
-        for n, (messages, keep) in enumerate(
-            once(("split cases", seed), lambda: list(_split_scenarios(seed)))
-        ):
-            seen, returned = [], []
 
-            def summarize(part, n=n):
-                seen.append(list(part) if isinstance(part, list) else part)
-                returned.append(
-                    f"Goal: task {n}.\nDone: read {len(part) if isinstance(part, list) else 0} "
-                    "messages."
-                )
-                return returned[-1]
+        def one_card(case):
+            messages, keep, card = case
+            seen = []
+
+            def summarize(middle):  # the parameter's name is the one the task gives
+                seen.append(list(middle) if isinstance(middle, list) else middle)
+                return card
 
             size = (
                 f"{len(messages)} message{'' if len(messages) == 1 else 's'}, keep_messages={keep}"
@@ -221,15 +262,20 @@ def check_compact(compact, seed: int = 5) -> bool:
                 if not messages
                 else None,
             )
-            problem = compact_problem(
-                messages, keep, out, seen, returned[0] if returned else "", size
-            )
+            problem = compact_problem(messages, keep, out, seen, card, size)
             if problem:
                 raise problem
-            count += 1
+
+        edges = [
+            (messages, keep, f"Goal: task {n}.\nDone: read the files.")
+            for n, (messages, keep) in enumerate(
+                once(("split cases", seed), lambda: list(_split_scenarios(seed)))
+            )
+        ]
+        tried = hunt(compact_cases(), one_card, _show_compact, seed=seed, explicit=edges)
         return (
-            f"{count} histories: the request pinned, one headed summary card for the middle, the tail "
-            "word for word."
+            f"{tried} histories: the request pinned, one headed summary card for the middle, "
+            "the tail word for word."
         )
 
     return verdict("compact", body)
@@ -243,7 +289,8 @@ def compact_problem(messages, keep, out, seen, returned, size) -> Fail | None:
         )
     if not is_messages(out):
         return Fail(
-            f"[{size}] compact returned {type(out).__name__}", "return the new list of messages."
+            f"[{size}] compact returned {not_messages(out)}",
+            "return the new list of messages: head + [card] + tail, each a message dict.",
         )
     if not seen:
         nothing_between = len(messages) <= 1 or tail_problem(messages, keep, messages[1:]) is None
@@ -320,7 +367,7 @@ def compact_problem(messages, keep, out, seen, returned, size) -> Fail | None:
         return Fail(
             f"[{size}] the card has the role {card.get('role')!r}",
             "send the summary as a user message (the harness's note to the model): "
-            f"user('{CARD_HEADER}\\n' + text).",
+            "the header line, a newline, then the summary's text.",
         )
     text = text_of(card)
     if not text.startswith(CARD_HEADER + "\n"):
@@ -373,7 +420,7 @@ def check_compaction_prompt(prompt) -> bool:
             last = _last_summary(run_, where, limit)
             kept = piece in last.lower()
             if run_.database_target != "staging" or not kept:
-                print(f"The last summary of that run:\n{last}\n")
+                show(f"The last summary of that run:\n{last}\n")
                 stated = re.search(r"(\d+)\s+words", prompt)
                 if stated and int(stated.group(1)) < 60:
                     hint = f"your word limit ({stated.group(1)}) leaves no room for the rule: use {{max_words}}."
@@ -385,7 +432,8 @@ def check_compaction_prompt(prompt) -> bool:
                     hint,
                 )
             if number == 0:
-                print(f"The last summary of the first run:\n{last}\n")
+                show(f"The last summary of the first run:\n{last}\n")
+        limit_problem(prompt)
         return "3 runs with the rule said mid-task: every card carried it within its limit, every fix went to staging."
 
     return verdict("your compaction prompt", body)
@@ -433,6 +481,21 @@ def _last_summary(run_, where, limit) -> str:
     return summaries[-1]
 
 
+def limit_problem(prompt: str) -> None:
+    """FAIL unless the card's limit is said with {max_words}: a number typed in holds for one limit only."""
+    outside = re.sub(r"<transcript>.*?</transcript>", " ", prompt, flags=re.S)
+    typed = re.search(r"\b(\d+)\s+words", outside)
+    if typed or "{max_words}" not in prompt:
+        raise Fail(
+            f"the prompt asks for {typed.group(0)}"
+            if typed
+            else "the prompt never says how long the card may be",
+            "the harness gives the card's word limit as {max_words}: put that placeholder in your "
+            'prompt ("at most {max_words} words"), not a number of your own -- and not no limit '
+            "at all.",
+        )
+
+
 def prompt_shape(prompt, name: str = "your compaction prompt") -> None:
     """The prompt must be a string the harness can fill, the model reads as a summary request, and yours."""
     if prompt is None:
@@ -476,7 +539,12 @@ def prompt_shape(prompt, name: str = "your compaction prompt") -> None:
         ("COMPACTION_TEMPLATE", COMPACTION_TEMPLATE),
         ("FOLD_PROMPT", FOLD_PROMPT),
     ):
-        if overlap(word_bag(prompt), word_bag(original)) >= COPIED:
+        lines = [word_bag(line) for line in original.splitlines()]
+        lines = [words for words in lines if len(words) >= 5]
+        if (
+            covered(word_bag(prompt), word_bag(original)) >= COPIED  # the whole, perhaps padded
+            or len(copied_lines(prompt, lines)) * 2 >= len(lines)  # half its lines, perhaps padded
+        ):
             raise Fail(
                 f"the prompt is the lesson's {lesson}, nearly word for word",
                 "write the prompt yourself: which sections does a fresh copy of the agent need, and which "
@@ -537,7 +605,7 @@ def check_two_rules_prompt(prompt) -> bool:
             last = _last_summary(run_, where, TIGHT_WORDS)
             missing = [p for p in (piece, second_piece) if p not in last.lower()]
             if missing or run_.database_target != "staging":
-                print(f"The last card of that run:\n{last}\n")
+                show(f"The last card of that run:\n{last}\n")
                 goal_first = last.lstrip().lower().startswith(("goal", "- goal", "task"))
                 if missing and not _asks_for_rules(prompt):
                     hint = _NO_RULES
@@ -560,6 +628,7 @@ def check_two_rules_prompt(prompt) -> bool:
                     else f"[{where}] the fix went to {run_.database_target}",
                     hint,
                 )
+        limit_problem(prompt)
         return f"2 runs, two rules each, {TIGHT_WORDS}-word cards: both rules on every last card, fix on staging."
 
     return verdict("TWO_RULES_PROMPT", body)

@@ -18,19 +18,18 @@ Left out: output tokens and prompt caching in the bill (``harness.cost`` has bot
 
 from __future__ import annotations
 
-import copy
 import random
+
 
 from harness.compaction import ThreeZoneCompaction
 from harness.messages import turn_starts
 from harness.context import Assembly, FullHistory, Strategy
-from harness.laps import Lap
 from harness.loop import run_agent
 from harness.messages import user
 from harness.prompts import SUMMARY_HEADER, fold_prompt, render
 from harness.running_summary import RunningSummary
 from harness.tools import REPO_ROOT, Toolbox
-from stage.tasks import file_reading_task, workspace_task
+from stage.tasks import file_reading_task
 
 from .common import (
     GOALS,
@@ -40,13 +39,34 @@ from .common import (
     call_on_copy,
     how_it_stopped,
     is_number,
+    is_whole,
     need_function,
+    number,
     once,
-    random_history,
     run,
+    safe_equal,
+    show,
+    timed_run,
     verdict,
 )
 from .common import model as offline_model
+from .made_up_runs import (
+    CHUNKS,
+    ENDINGS,
+    GRID,
+    KEEPS,
+    Recorder,
+    bill_cases,
+    fold_cases,
+    fold_edges,
+    fold_reply,
+    made_up_laps,
+    show_bill_case,
+    show_fold_case,
+    show_sweep,
+    sweep_cases,
+)
+from .search import hunt
 
 _CHANGED = (
     "walk the events chunk by chunk with slices; never pop from or clear the list you were given -- in "
@@ -57,24 +77,6 @@ _CHANGED = (
 # ---- task 1: the fold loop ----------------------------------------------------------------------------
 
 
-def _fold_cases(seed: int):
-    rng = random.Random(seed)
-    yield [], 3, "Goal: an earlier summary."  # nothing new: the summary so far comes back
-    yield [], 2, ""
-    events = random_history(rng, turns=3, chat=False)[1:]
-    yield events, len(events), ""  # one chunk, exactly
-    yield events, len(events) + 5, "Goal: before."  # a chunk bigger than the events
-    yield events[:1], 1, "Goal: one event."  # the smallest: one event, one at a time
-    yield events[:1], 3, ""  # one event, a bigger chunk
-    yield events, 1, "Goal: before."  # one event per fold
-    for _ in range(25):
-        yield (
-            random_history(rng, turns=rng.randint(0, 8), chat=False)[1:],
-            rng.randint(1, 5),
-            rng.choice(["", "Goal: an earlier summary."]),
-        )
-
-
 def check_running_summary(running_summary, seed: int = 6) -> bool:
     """Checks running_summary(events, fold, chunk_size, summary), the rules as the task states them:
 
@@ -83,25 +85,22 @@ def check_running_summary(running_summary, seed: int = 6) -> bool:
     - Return the summary the last fold returned; with no events, return `summary` as it came.
     - Never change `events`.
 
-    With a fold that records its calls, on fresh event lists and the edges (no events, one event, a
-    chunk bigger than the events); then inside the agent at two windows: the run must finish with the
-    fix on staging while the desk stays about the same size and the raw history grows.
+    With a fold that records its calls, on the edges (no events, one event, a chunk bigger than the
+    events) and 100 made-up event lists (any chunk size, a summary of any length to start from, a fold
+    that gives back an empty summary); then inside the agent at two windows: the run must finish with
+    the fix on staging while the desk stays about the same size and the raw history grows.
     """
 
     def body():
         need_function(running_summary, "running_summary")
-        count = 0
-        for events, chunk, start in once(("fold cases", seed), lambda: list(_fold_cases(seed))):
+
+        def folds_each_event_once(case):
+            events, chunk, start, blank = case
             calls = []
 
-            def fold(summary, new_events, calls=calls):
-                calls.append(
-                    (
-                        summary,
-                        list(new_events) if isinstance(new_events, (list, tuple)) else new_events,
-                    )
-                )
-                return f"<summary #{len(calls)}>"
+            def fold(summary, chunk):  # the parameters' names are the ones the task gives
+                calls.append((summary, list(chunk) if isinstance(chunk, (list, tuple)) else chunk))
+                return fold_reply(len(calls), blank)
 
             size = f"{len(events)} events, chunk_size={chunk}"
             got = call_on_copy(
@@ -116,12 +115,17 @@ def check_running_summary(running_summary, seed: int = 6) -> bool:
                 if not events
                 else None,
             )
-            problem = _fold_problem(events, chunk, start, calls, got, size)
+            problem = _fold_problem(events, chunk, start, calls, got, size, blank)
             if problem:
                 raise problem
-            count += 1
+
+        edges = once(("fold cases", seed), lambda: list(fold_edges(seed)))
+        count = hunt(fold_cases(), folds_each_event_once, show_fold_case, seed=seed, explicit=edges)
         for window, at in ((5000, None), (4500, 3)):
-            run_ = run(FoldLoop(running_summary), window, file_reading_task(rule_at_lap=at))
+            run_ = timed_run(
+                f"a run with running_summary inside, window {window:,}",
+                lambda: run(FoldLoop(running_summary), window, file_reading_task(rule_at_lap=at)),
+            )
             where = f"window {window:,}" + (f", rule said at lap {at}" if at else "")
             if run_.stopped != "answered" or len(run_.laps) < 8:
                 raise Fail(
@@ -143,7 +147,7 @@ def check_running_summary(running_summary, seed: int = 6) -> bool:
                     f"[{where}] the fix went to {run_.database_target}",
                     "every fold must carry the summary so far, rules included.",
                 )
-            print(
+            show(
                 f"[{where}] from lap 6 on, the raw history grew by {raw:,} tokens and the desk by {desk:,}; fix on "
                 f"{run_.database_target}."
             )
@@ -155,7 +159,7 @@ def check_running_summary(running_summary, seed: int = 6) -> bool:
     return verdict("running_summary", body)
 
 
-def _fold_problem(events, chunk, start, calls, got, size) -> Fail | None:
+def _fold_problem(events, chunk, start, calls, got, size, blank=0) -> Fail | None:
     """What is wrong with the calls your loop made (and what it returned), or None."""
     if any(not isinstance(new, list) for _, new in calls):
         return Fail(
@@ -197,20 +201,20 @@ def _fold_problem(events, chunk, start, calls, got, size) -> Fail | None:
         )
         return Fail(f"[{size}] your chunks held {', '.join(map(str, sizes))} events", hint)
     for i, (summary, _) in enumerate(calls):
-        wanted = start if i == 0 else f"<summary #{i}>"
+        wanted = start if i == 0 else fold_reply(i, blank)
         if summary != wanted:
             return Fail(
                 f"[{size}] fold number {i + 1} was given {summary!r} as the summary so far",
                 "pass the summary so far in: each fold merges the new chunk INTO the summary the last fold "
                 "returned, and the first fold starts from the summary you were given.",
             )
-    last = f"<summary #{len(calls)}>" if calls else start
+    last = fold_reply(len(calls), blank) if calls else start
     if got != last:
         if got is None:
             hint = (
                 "end with `return summary`: the caller needs the summary the last fold gave back."
             )
-        elif isinstance(got, str) and last in got and len(got) > len(last):
+        elif isinstance(got, str) and last and last in got and len(got) > len(last):
             hint = "your summary grows with the history: keep only what the last fold gave back, do not append to it."
         else:
             hint = "return the summary the last fold gave back (or the one you were given, if nothing was folded)."
@@ -283,39 +287,6 @@ class FoldLoop(Strategy):
 # ---- task 3: the bill ---------------------------------------------------------------------------------
 
 
-def split_total(rng: random.Random, total: int, parts: int) -> list[int]:
-    """``total`` cut into ``parts`` positive whole numbers, in a random way. Example: (rng, 10, 3) -> [2, 5, 3]"""
-    cuts = sorted(rng.sample(range(1, total), parts - 1))
-    return [b - a for a, b in zip([0] + cuts, cuts + [total])]
-
-
-def made_up_laps(rng: random.Random, billed: int, raw: int, n: int) -> list[Lap]:
-    """``n`` lap records whose billed input adds up to ``billed`` and raw tokens to ``raw``, chosen first.
-
-    The desk grows, some laps pay for a fold call on top of their desk (so billed input is more than the
-    desk sent), every lap has output, and total_input runs on, as in a real run.
-    """
-    laps, so_far = [], 0
-    for number, (paid, whole) in enumerate(
-        zip(split_total(rng, billed, n), sorted(split_total(rng, raw, n))), 1
-    ):
-        fold = rng.randint(1, paid - 1) if paid > 1 and rng.random() < 0.5 else 0
-        so_far += paid
-        laps.append(
-            Lap(
-                number,
-                whole,
-                paid - fold,
-                kind="fold" if fold else "none",
-                summary_calls=int(bool(fold)),
-                billed_input=paid,
-                billed_output=rng.randint(20, 200),
-                total_input=so_far,
-            )
-        )
-    return laps
-
-
 _BILL_RUNS = [  # (where, strategy, window, rule_at_lap)
     ("running summary, window 5,000", lambda: RunningSummary(), 5000, None),
     ("three-zone compaction, window 5,000", lambda: ThreeZoneCompaction(), 5000, 3),
@@ -339,7 +310,7 @@ def _bill(token_bill, laps, where):
             f"[{where}] token_bill returned {got!r:.60}",
             "return a tuple of two numbers: (with_summary, without_summary).",
         )
-    return got
+    return tuple(number(x) for x in got)  # numpy's or Decimal's numbers, as plain ones
 
 
 def check_token_bill(token_bill, seed: int = 10) -> bool:
@@ -351,9 +322,10 @@ def check_token_bill(token_bill, seed: int = 10) -> bool:
     - A run with no laps cost `(0, 0)`. Output tokens are not part of it.
     - Do not change `laps`.
 
-    On lap records it built from totals it chose first (one lap, a few, many; fold calls on some laps),
-    on no laps, and on three real runs: what was billed must be the loop's own running total
-    (`laps[-1].total_input`); FullHistory saves nothing, the summaries save something.
+    On lap records it built from totals it chose first (one lap, a few, many, numbered from any lap;
+    fold calls on some laps), on no laps, on 100 made-up runs, and on three real runs: what was billed
+    must be the loop's own running total (`laps[-1].total_input`); FullHistory saves nothing, the
+    summaries save something.
     """
 
     def body():
@@ -363,17 +335,29 @@ def check_token_bill(token_bill, seed: int = 10) -> bool:
                 "token_bill([]) did not return (0, 0)",
                 "a run with no laps cost nothing: return (0, 0).",
             )
-        rng = random.Random(seed)
-        for n in (1, 2, 5, 12, 30):
-            billed, raw = rng.randint(400 * n, 3000 * n), rng.randint(600 * n, 9000 * n)
-            laps = made_up_laps(rng, billed, raw, n)
-            where = f"{n} made-up lap{'s' if n > 1 else ''}"
+
+        def adds_up(case):
+            laps, billed, raw = case
+            where = f"{len(laps)} made-up lap{'' if len(laps) == 1 else 's'}"
             got = _bill(token_bill, laps, where)
             if tuple(got) != (billed, raw):
                 raise Fail(
-                    f"[{where}] you said {tuple(got)}, the lap records add up to {(billed, raw)}",
+                    f"[{where}] you said {tuple(got)}, the lap records add up to another pair",
                     _bill_hint(got, (billed, raw), laps),
                 )
+
+        rng = random.Random(seed)
+        edges = [
+            (
+                lambda laps: (
+                    laps,
+                    sum(x.billed_input for x in laps),
+                    sum(x.raw_tokens for x in laps),
+                )
+            )(made_up_laps(rng, rng.randint(400 * n, 3000 * n), rng.randint(600 * n, 9000 * n), n))
+            for n in (1, 2, 5, 12, 30)
+        ]
+        tried = hunt(bill_cases(), adds_up, show_bill_case, seed=seed, explicit=edges)
         for where, make, window, at in _BILL_RUNS:
             laps = list(
                 once(
@@ -402,11 +386,14 @@ def check_token_bill(token_bill, seed: int = 10) -> bool:
                 )
         first = once(("bill", _BILL_RUNS[0][0]), lambda: None).laps
         paid, would = _bill(token_bill, list(first), _BILL_RUNS[0][0])
-        print(
+        show(
             f"Running summary at 5,000 tokens: {paid:,} input tokens billed, against {would:,} for sending the "
             f"full history every lap ({paid / would:.0%})."
         )
-        return "right on no laps, 5 made-up runs (1 to 30 laps, fold calls) and 3 real runs."
+        return (
+            f"right on no laps, {tried} made-up runs (1 to 30 laps, numbered from any lap, fold "
+            "calls) and 3 real runs."
+        )
 
     return verdict("token_bill", body)
 
@@ -455,28 +442,8 @@ def _bill_hint(got, want, laps) -> str:
 
 # ---- task 4 (homework): the cheapest settings ---------------------------------------------------------
 
-CHUNKS, KEEPS = (1, 2, 3), (0, 1, 2)
 _SWEEP_MAX_LAPS = 60
 GREENHOUSE = REPO_ROOT / "workspaces" / "greenhouse"
-# (where, window, workspace, goal or None for the workspace's own, rule, said at lap): requests not seen in class
-_SWEEP_CASES = [
-    (
-        "the class codebase, another wording, the rule said at lap 3, window 2,000",
-        2000,
-        None,
-        GOALS[1],
-        RULES[1][0],
-        3,
-    ),
-    (
-        "the greenhouse codebase, the rule said at lap 3, window 2,000",
-        2000,
-        GREENHOUSE,
-        None,
-        None,
-        3,
-    ),
-]
 
 
 def run_with(chunk_turns, tail_turns, window, task, root=None):
@@ -503,103 +470,82 @@ def finished_on_staging(run_) -> bool:
     return run_.stopped == "answered" and run_.database_target == "staging"
 
 
-class Recorder:
-    """The ``run_with`` the check hands your function: it runs what you ask and remembers every run.
-
-    The runs themselves hold no code of yours, so each is made once per kernel; you get a copy of it.
-    """
-
-    def __init__(self, root):
-        self.root, self.runs = root, []  # runs: (chunk_turns, tail_turns, window, task, run)
-
-    def __call__(self, chunk_turns, tail_turns, window, task):
-        try:
-            key = (
-                "sweep",
-                chunk_turns,
-                tail_turns,
-                window,
-                task.request,
-                tuple(sorted(task.remarks.items())),
-                str(self.root),
-            )
-            hash(key)
-        except (AttributeError, TypeError):
-            key = None
-        made = lambda: run_with(chunk_turns, tail_turns, window, task, self.root)  # noqa: E731
-        done = copy.deepcopy(once(key, made)) if key else made()
-        self.runs.append((chunk_turns, tail_turns, window, task, done))
-        return done
-
-
-def _case_task(root, goal, rule, at):
-    return (
-        workspace_task(root, rule_at_lap=at)
-        if root
-        else file_reading_task(rule_at_lap=at, goal=goal, rule=rule)
-    )
-
-
-def check_cheapest_settings(cheapest_settings) -> bool:
+def check_cheapest_settings(cheapest_settings, seed: int = 14) -> bool:
     """Checks cheapest_settings(window, task, run_with), the rules as the task states them:
 
     - Run every pair of `checks.CHUNKS` x `checks.KEEPS` with the `run_with(chunk_turns, tail_turns, window, task)` you are given, with the window and the task you are given.
     - Keep only the runs that finished (`run.stopped == "answered"`) with the fix on staging.
     - Return the pair `(chunk_turns, tail_turns)`, a tuple, of the kept run that billed the fewest input tokens (your `token_bill`).
 
-    On two requests you have not seen -- another wording on the class codebase at a small window, and
-    the greenhouse codebase -- it watches the runs you ask for, and judges your pair by them.
+    On 100 made-up sweeps: the run of each pair ends in any state (answered, out of laps, an overflow,
+    a failed summary, a model error), with its fix on staging, on production or nowhere, after any
+    number of laps and any bill. The check watches the runs you ask for, and judges your pair by them.
     """
 
     def body():
         need_function(cheapest_settings, "cheapest_settings")
-        for where, window, root, goal, rule, at in _SWEEP_CASES:
-            task, recorder = _case_task(root, goal, rule, at), Recorder(root)
+        task = file_reading_task(rule_at_lap=3, goal=GOALS[1], rule=RULES[1][0])
+
+        def the_cheapest_that_finished(case):
+            window, table = case
+            recorder = Recorder(table)
             got = call(
-                f"cheapest_settings({window}, task, run_with) [{where}]",
+                f"cheapest_settings({window}, task, run_with)",
                 cheapest_settings,
                 window,
                 task,
                 recorder,
             )
-            problem = _sweep_problem(got, window, task, recorder.runs, where)
+            problem = _sweep_problem(got, window, task, recorder.runs)
             if problem:
                 raise problem
-        return f"on {len(_SWEEP_CASES)} requests you had not seen, your sweep found the cheapest run that finished on staging."
+
+        try:
+            tried = hunt(sweep_cases(), the_cheapest_that_finished, show_sweep, seed=seed)
+        except Fail as failed:
+            if failed.hint == _COMPARE:  # a pair that finished, but not the cheapest: which rule?
+                failed.hint = _diagnosis(
+                    lambda table: call(
+                        "cheapest_settings", cheapest_settings, 3000, task, Recorder(table)
+                    )
+                )
+            raise
+        return (
+            f"on {tried} made-up sweeps (runs ending in every state, fixes anywhere, any bill), "
+            "your pair was the cheapest run that finished on staging."
+        )
 
     return verdict("cheapest_settings", body)
 
 
-def _sweep_problem(got, window, task, runs, where) -> Fail | None:
-    if not (
-        isinstance(got, tuple)
-        and len(got) == 2
-        and all(isinstance(x, int) and not isinstance(x, bool) for x in got)
-    ):
+def _sweep_problem(got, window, task, runs) -> Fail | None:
+    if not (isinstance(got, tuple) and len(got) == 2 and all(is_whole(x) for x in got)):
         return Fail(
-            f"[{where}] cheapest_settings returned {got!r:.60}",
+            f"cheapest_settings returned {got!r:.60}",
             "return a tuple of two whole numbers: (chunk_turns, tail_turns).",
         )
-    others = [(w, t) for _, _, w, t, _ in runs if w != window or t is not task]
+    got = tuple(int(number(x)) for x in got)
+    others = [
+        (w, t) for _, _, w, t, _ in runs if not safe_equal(w, window) or not safe_equal(t, task)
+    ]
     if others:
         w, t = others[0]
         return Fail(
-            f"[{where}] you ran at a window of {w!r} with "
-            + ("the task given" if t is task else "another task")
+            f"you ran at a window of {w!r:.20} with "
+            + ("the task given" if safe_equal(t, task) else "another task")
             + f", not the {window:,} tokens and the task you were given",
             "use the window and the task the caller passes in: the cheapest settings depend on both.",
         )
-    grid = [(c, k) for c in CHUNKS for k in KEEPS]
     ran = {(c, k): r for c, k, _, _, r in runs}
-    if got not in grid:
+    if got not in GRID:
         return Fail(
-            f"[{where}] you chose {got}, outside the grid (chunk_turns in {CHUNKS}, tail_turns in {KEEPS})",
+            f"you chose {got}, outside the grid (chunk_turns in {CHUNKS}, tail_turns in {KEEPS})",
             "sweep exactly the grid the task gives, and return one of its pairs.",
         )
-    missing = [pair for pair in grid if pair not in ran]
+    missing = [pair for pair in GRID if pair not in ran]
     if missing:
         return Fail(
-            f"[{where}] you chose {got} without running {missing[0]}"
+            f"you chose {got} without running {missing[0]}"
             + (f" and {len(missing) - 1} more pair(s)" if len(missing) > 1 else ""),
             "run every pair of the grid with the run_with you are given: the cheapest pair depends on the "
             "request and the window, so no pair can be typed in.",
@@ -607,7 +553,7 @@ def _sweep_problem(got, window, task, runs, where) -> Fail | None:
     chosen = ran[got]
     if not finished_on_staging(chosen):
         return Fail(
-            f"[{where}] the run of {got} did not finish with the fix on staging ({how_it_stopped(chosen)}, "
+            f"the run of {got} did not finish with the fix on staging ({how_it_stopped(chosen)}, "
             f"fix on {chosen.database_target})",
             "a cheap run that fails is not cheap: keep only the runs that answered with the fix on staging.",
         )
@@ -616,29 +562,87 @@ def _sweep_problem(got, window, task, runs, where) -> Fail | None:
         return None
     cheaper = sum(bill < kept[got] for bill in kept.values())
     what = (
-        f"[{where}] the run of {got} billed {kept[got]:,} input tokens; {cheaper} other pair(s) finished on staging "
+        f"the run of {got} billed {kept[got]:,} input tokens; {cheaper} other pair(s) finished on staging "
         "for less"
     )
-    laps = {pair: len(ran[pair].laps) for pair in kept}
-    folds = {pair: sum(lap.summary_calls for lap in ran[pair].laps) for pair in kept}
-    if kept[got] == max(kept.values()):
-        return Fail(
-            what, "that is the most expensive of them: keep the smallest bill, not the largest."
-        )
-    if folds[got] == min(folds.values()) < max(folds.values()):
-        return Fail(
-            what,
-            "fewer, bigger folds are not cheaper by themselves: the turns waiting to be folded ride "
-            "on every lap's desk. Compare the bills, not the number of fold calls.",
-        )
-    if laps[got] == min(laps.values()):
-        return Fail(
-            what,
-            "a run that took no more laps than yours billed less: the fewest laps is not the fewest "
-            "tokens, and no pair is the answer for every request. Compare what each run was billed "
-            "(token_bill).",
-        )
-    return Fail(
-        what,
-        "compare token_bill(run.laps)[0] of every run that finished on staging, and keep the smallest.",
-    )
+    return Fail(what, _COMPARE)
+
+
+_COMPARE = (
+    "compare the bills (your token_bill) of every run that finished on staging, and keep the "
+    "smallest."
+)
+
+# Ways to pick a pair that are not the rule, and the idea each one misses. Each takes the table of a
+# made-up sweep ({pair: (how it ended, fix target, bill, laps)}) and gives the pair it would pick.
+_VALID = lambda row: row[0] == "answered" and row[1] == "staging"  # noqa: E731
+
+
+def _folds(pair, row) -> int:
+    """The fold calls of a made-up run: one every chunk_turns + 1 laps (as Recorder makes them)."""
+    return row[3] // (pair[0] + 1)
+
+
+_WRONG_PICKS = [
+    (
+        lambda t: max((p for p in t if _VALID(t[p])), key=lambda p: t[p][2]),
+        "that is the most expensive of them: keep the smallest bill, not the largest.",
+    ),
+    (
+        lambda t: min((p for p in t if _VALID(t[p])), key=lambda p: (_folds(p, t[p]), t[p][2])),
+        "fewer, bigger folds are not cheaper by themselves: the turns waiting to be folded ride "
+        "on every lap's desk. Compare the bills, not the number of fold calls.",
+    ),
+    (
+        lambda t: min((p for p in t if _VALID(t[p])), key=lambda p: t[p][3]),
+        "a run that took no more laps than yours billed less: the fewest laps is not the fewest "
+        "tokens, and no pair is the answer for every request. Compare what each run was billed "
+        "(token_bill).",
+    ),
+    (
+        lambda t: min(t, key=lambda p: t[p][3]),
+        "a cheap run that fails is not cheap: keep only the runs that answered with the fix on "
+        "staging; and the fewest laps is not the fewest tokens: compare what each run was billed.",
+    ),
+]
+
+
+def _telling_tables(count: int = 6) -> list[dict]:
+    """Made-up sweeps on which the right pick and every wrong way of picking land on different pairs."""
+    tables, rng = [], random.Random(0)
+    while len(tables) < count:
+        bills = rng.sample(range(1_000, 90_000, 7), len(GRID))
+        table = {
+            pair: (
+                "answered" if rng.random() < 0.6 else rng.choice(ENDINGS[1:]),
+                "staging" if rng.random() < 0.7 else rng.choice(("production", None)),
+                bill,
+                rng.randint(1, 60),
+            )
+            for pair, bill in zip(GRID, bills)
+        }
+        valid = [p for p in table if _VALID(table[p])]
+        if len(valid) < 3:
+            continue
+        picks = [min(valid, key=lambda p: table[p][2])] + [pick(table) for pick, _ in _WRONG_PICKS]
+        if len(set(picks)) == len(picks):
+            tables.append(table)
+    return tables
+
+
+def _diagnosis(pick_of) -> str:
+    """The idea behind a pick that finished on staging but was not the cheapest, from the answer's
+    picks on a few sweeps made so that each wrong way of picking lands on its own pair."""
+    picks = []
+    for table in _telling_tables():
+        try:
+            got = pick_of(table)
+        except Fail:
+            continue
+        picks.append((table, got))
+    if len(picks) > 2 and len({repr(got) for _, got in picks}) == 1:
+        return "your pair is the same whatever the runs, so no pair can be typed in: " + _COMPARE
+    for pick, hint in _WRONG_PICKS:
+        if picks and all(safe_equal(got, pick(table)) for table, got in picks):
+            return hint
+    return _COMPARE

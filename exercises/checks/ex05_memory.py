@@ -23,8 +23,10 @@ import builtins
 import contextlib
 import errno
 import io
+import itertools
 import os
 import random
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -34,8 +36,20 @@ from harness.memory import system_prompt
 from harness.tokens import tiktoken_count
 from harness.tools import REPO_ROOT, WORKSPACE, Toolbox
 
-from .common import GOALS, Fail, call, model, need_function, once, verdict, watching
+from .common import GOALS, Fail, call, model, need_function, once, show, verdict, watching
 from .memory_rules import GREENHOUSE_FINGERPRINT, MEMORY_CAP, lines_of, memory_shape, with_memory
+from .promote_cases import (
+    HEADING,
+    MEMORY_POOL,
+    RULE_POOL,
+    PromoteCase,
+    bare,
+    near,
+    promote_cases,
+    show_promote_case,
+    summary_text,
+)
+from .search import hunt
 
 TIGHT_CAP = 30  # tokens: the squeezed memory of task 3
 README = "exercises/README.md, 'The offline desk model'"
@@ -58,7 +72,7 @@ def _sessions(memory: str, label: str, goals=GOALS, root: Path = WORKSPACE):
     for n, goal in enumerate(goals, start=1):
         before = once(("no memory", goal, str(root)), lambda: session_two(goal, None, root))
         after = session_two(goal, memory, root)
-        print(
+        show(
             f"request {n}: without memory {len(before.files_read)} files read, fix on {before.database_target}; "
             f"with {label} {len(after.files_read)} files read, fix on {after.database_target}."
         )
@@ -81,10 +95,10 @@ def check_memory(memory, budget) -> bool:
     """Checks MEMORY and MEMORY_BUDGET, the rules as the task states them:
 
     - MEMORY is one string of at most four lines; MEMORY_BUDGET a whole number of tokens, at most 150.
-    - MEMORY, and every file it imports with `@path`, come to at most MEMORY_BUDGET tokens (cl100k): an imported file is loaded on every turn too.
-    - Every file or folder it names exists in the codebase, and a marker it quotes in backticks (`-- ...`) is one the codebase's files hold.
-    - No diary: what is always true (rules, where things live), not what happened -- no line with I or we did, yesterday, today, last session or session one, and none that starts with found, fixed, ran, tried, ...
-    - Your own words: lines of the workspace's own CLAUDE.md, even with their words shuffled, are refused.
+    - MEMORY, and every file it imports with `@path`, come to at most MEMORY_BUDGET tokens (cl100k): an imported file is sent on every lap too.
+    - Every file or folder it names exists in the codebase (not elsewhere in the repository), an `@path` import points at a file inside it, and a marker it quotes in backticks (`-- ...`) is one the codebase's files hold.
+    - No diary: what is always true (rules, where things live), not what happened -- no line with I or we did, yesterday, today, last session or session one, none that starts with found, fixed, ran, tried, ..., and none that says what was done (the bug was fixed, 003 has been applied).
+    - Your own words: lines of the workspace's own CLAUDE.md, even with their words shuffled, padded or joined together, are refused.
     - Session two, on three wordings of the request, reads fewer files than without memory and runs the fix on staging.
     """
 
@@ -159,9 +173,9 @@ def check_greenhouse_memory(memory) -> bool:
     """Checks GREENHOUSE_MEMORY, the rules as the task states them:
 
     - At most four lines and 150 tokens (cl100k), every imported file included.
-    - Every file or folder it names exists in workspaces/greenhouse/, and a marker it quotes is one its files hold.
+    - Every file or folder it names exists in workspaces/greenhouse/, an `@path` import points at a file inside it, and a marker it quotes is one its files hold.
     - No diary lines (as in MEMORY).
-    - Written from scratch: lines of the greenhouse's own CLAUDE.md or of the class codebase's, even with their words shuffled, are refused.
+    - Written from scratch: lines of the greenhouse's own CLAUDE.md or of the class codebase's, even with their words shuffled, padded or joined together, are refused.
     - Session two on the greenhouse codebase, on three wordings of the request, reads fewer files than without memory and runs the fix on staging.
     """
 
@@ -195,55 +209,6 @@ def check_greenhouse_memory(memory) -> bool:
 
 # ---- task 2: promote -------------------------------------------------------------------------------------
 
-_CONSTRAINT_POOL = [
-    "Never touch production: run database changes on staging only.",
-    "Do not edit files under migrations/ that have already run.",
-    "Only use the public API in app/api/; never call the database from a handler.",
-    "Always run `pytest tests/` before saying a change is done.",
-    "No new dependencies without asking first.",
-    "Schema changes go through a new migration file.",  # a rule with none of the usual keywords
-    "Café names keep their accents: naïve ASCII folding breaks the menu export.",
-]
-_MEMORY_POOL = [
-    "- Ledgerly is a small invoicing API (Python 3.11, Postgres).",
-    "- Sign-in lives in app/auth.py; data fixes are SQL files in migrations/.",
-    "- A pending migration has `-- status: pending` on its second line.",
-]
-# Lines that hold a constraint of the pool, or are held by one: another rule all the same.
-_NEAR = {
-    _CONSTRAINT_POOL[
-        1
-    ]: "- Do not edit files under migrations/ that have already run. Ask before changing a new one.",
-    _CONSTRAINT_POOL[4]: "- No new dependencies",
-}
-HEADING = "Standing constraints:"
-
-
-def _summary_text(rng: random.Random, constraints: list[str], last: bool) -> str:
-    """A summary in the harness's shape: headed sections, bullets under the constraints heading and the next."""
-    facts = [
-        "Facts:",
-        "- Cause: app/auth.py:40 — FIXME: case-sensitive email match",
-        "- Noticed: app/db.py:25 — the nightly export never includes its first row",
-        "- Noticed: no test covers a login that must not fail on capitals",
-    ]
-    rules = ([HEADING] + [f"- {c}" for c in constraints]) if constraints else []
-    progress = [
-        "Files read: app/auth.py, app/db.py, migrations/003_lowercase_emails.sql",
-        "Done / pending:",
-        "- Done: read 3 files. Pending: apply the pending fix.",
-    ]
-    sections = [facts, progress, rules] if last else [rules, facts, progress]
-    return "\n".join(
-        [f"Goal: {rng.choice(GOALS)}"] + [line for section in sections for line in section]
-    )
-
-
-def _bare(line: str) -> str:
-    """A memory line without its leading '- ' and outer spaces: how two lines are compared."""
-    line = line.strip()
-    return line[2:].strip() if line.startswith("- ") else line
-
 
 def _real_card() -> str:
     """The last card of a real three-zone run with the rule said at lap 3 (made once, by the check)."""
@@ -258,100 +223,128 @@ def _real_card() -> str:
     ][-1]
 
 
+def _hand_written(seed: int) -> list[PromoteCase]:
+    """The cases a careful grader writes first: no rule, no file, no newline, a rule held with and without
+    its dash, a longer and a shorter line beside a rule, a rule listed twice, a real card."""
+    rng = random.Random(seed)
+    cases = []
+    for n in range(11):
+        rules = rng.sample(RULE_POOL[:7], 0 if n == 5 else rng.randint(1, 3))
+        if n in (3, 8) and RULE_POOL[5] not in rules:
+            rules.append(RULE_POOL[5])  # a rule with none of the usual words
+        existing = rng.sample(MEMORY_POOL[:3], rng.randint(1, 3))
+        if n % 3 == 1 and rules:
+            existing.append(f"- {rules[0]}")  # memory already holds one of them
+        if n in (6, 7):  # memory holds a line near a rule
+            rules = [RULE_POOL[1]] + [r for r in rules if r != RULE_POOL[1]]
+            existing.append(near(RULE_POOL[1], longer=n == 6))
+        listed = rules[:1] + rules if n == 8 else rules
+        summary = summary_text(rng.choice(GOALS), rules, 0 if n % 2 else 2, 4 if n == 8 else 0)
+        if n == 9:
+            summary = once(("promote card",), _real_card)
+            listed = [bare(line) for line in _under_heading(summary)]
+        label = {
+            2: ", no CLAUDE.md yet",
+            4: ", no newline at the end",
+            6: ", memory holds a longer line",
+            7: ", memory holds a shorter line",
+            8: ", one rule listed twice",
+            9: " (a real card)",
+        }.get(n, "")
+        cases.append(
+            PromoteCase(
+                summary,
+                None if n == 2 else existing,
+                newline=n != 4,
+                as_str=bool(n % 2),
+                rules=listed,
+                where=f"case {n + 1}: {len(existing)} lines in memory, {len(set(listed))} "
+                f"constraints in the summary{label}",
+            )
+        )
+    return cases
+
+
 def check_promote(promote, seed: int = 7) -> bool:
     """Checks promote(summary, memory_path), the rules as the task states them:
 
     - `memory_path` is a `str` or a `Path`; the file may not exist yet (then create it).
-    - Take the lines that start with `- ` right under the `Standing constraints:` heading, up to the first line that is not one -- whatever their words. The next heading ends the section.
+    - Take the lines that start with `- ` right under the `Standing constraints:` heading, up to the first line that is not one -- whatever their words. The next heading ends the section, and so does a blank line; a summary may have no such heading at all.
     - Append each, exactly as it is in the summary (its `- ` included), unless the file already holds that line: compare whole lines, without the leading `- `. A line that only contains the rule, or is contained in it, is another line.
     - A rule the summary lists twice is written once. If the file does not end with a newline, start on a new line.
     - Return the lines you added, exactly as written, in order; `[]` if none. So running it twice changes nothing and returns `[]` the second time.
     - Lose nothing: when the disk fills up while you write, the file's old lines must survive.
     - Write it yourself: calling the harness's own `harness.promote` is refused.
 
-    On fresh temporary files: summaries with 0 to 3 rules (one listed twice, one a memory line nearly
-    holds), memories that already hold a rule, no file yet, no newline at the end, a real card, and a
-    disk that fills up mid-write.
+    On 11 hand-written cases (0 to 3 rules, one listed twice, one a memory line nearly holds, no file
+    yet, no newline at the end, a real card), then on 100 made-up summaries and memory files (no
+    heading at all, a blank line that ends the section, a "never" under another heading, rules held
+    with or without their dash, rules with quotes, brackets and accents), and a disk that fills up
+    mid-write.
     """
 
     def body():
         need_function(promote, "promote")
-        rng = random.Random(seed)
         with tempfile.TemporaryDirectory() as folder:
-            for n in range(11):
-                _promote_case(promote, rng, n, Path(folder) / f"case{n}" / "CLAUDE.md")
-            _failing_write_case(promote, rng, Path(folder) / "full-disk" / "CLAUDE.md")
+            numbers = itertools.count()
+            empty = Path(folder) / "run-from-here"  # promote runs from this folder, kept empty
+            empty.mkdir()
+
+            def promoted_once(case):
+                path = Path(folder) / f"case{next(numbers)}" / "CLAUDE.md"
+                _promote_case(promote, case, path, empty)
+
+            tried = hunt(
+                promote_cases(),
+                promoted_once,
+                show_promote_case,
+                seed=seed,
+                explicit=_hand_written(seed),
+            )
+            _failing_write_case(promote, Path(folder) / "full-disk" / "CLAUDE.md")
         return (
-            "11 fresh summaries and memory files (a real card among them), and one disk that filled up "
-            "mid-write: rules promoted once, the added lines returned, nothing else moved, nothing lost."
+            f"{tried} summaries and memory files (11 by hand, a real card among them), and one "
+            "disk that filled up mid-write: rules promoted once, the added lines returned, nothing "
+            "else moved, nothing lost."
         )
 
     return verdict("promote", body)
 
 
-def _promote_case(promote, rng, n, path):
-    """One case: some memory lines (or no file), a summary with 0-3 rules; promote, then promote again."""
+def _promote_case(promote, case: PromoteCase, path: Path, empty: Path) -> None:
+    """Promote once, then again: the file must hold the old lines and the new ones, once each."""
     path.parent.mkdir()
-    constraints = rng.sample(_CONSTRAINT_POOL, rng.randint(0 if n == 5 else 1, 3))
-    if n in (3, 8) and _CONSTRAINT_POOL[5] not in constraints:
-        constraints.append(_CONSTRAINT_POOL[5])
-    existing = rng.sample(_MEMORY_POOL, rng.randint(1, 3))
-    if n % 3 == 1 and constraints:
-        existing.append(f"- {constraints[0]}")  # memory already holds one of them
-    if n in (6, 7):  # memory holds a line near a rule
-        near = _CONSTRAINT_POOL[1] if n == 6 else _CONSTRAINT_POOL[4]
-        constraints = [near] + [c for c in constraints if c != near]
-        existing.append(_NEAR[near])
-    summary = _summary_text(rng, constraints, last=n % 2 == 0)
-    listed = [f"- {c}" for c in constraints]
-    if n == 8:  # the summary lists a rule twice
-        summary = summary.replace(listed[0], listed[0] + "\n" + listed[0])
-    if n == 9:  # a real card from a run
-        summary = once(("promote card",), _real_card)
-        constraints = [_bare(line) for line in _under_heading(summary)]
-    if n == 2:
-        existing = []  # no CLAUDE.md yet
-    else:
-        path.write_text("\n".join(existing) + ("" if n == 4 else "\n"), encoding="utf-8")
-    where = (
-        f"case {n + 1}: {len(existing)} lines in memory, {len(constraints)} constraints in the summary"
-        + {
-            4: ", no newline at the end",
-            2: ", no CLAUDE.md yet",
-            6: ", memory holds a longer rule",
-            7: ", memory holds a shorter rule",
-            8: ", one rule listed twice",
-            9: " (a real card)",
-        }.get(n, "")
-        + (", one already in memory" if n % 3 == 1 and n not in (2, 7) else "")
-    )
-    target = str(path) if n % 2 else path  # a str or a Path, both must work
-    with watching(harness.promote.__file__) as borrowed, elsewhere(where):
-        returned = call(f"promote(summary, memory_path) [{where}]", promote, summary, target)
+    text = case.file_text()
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    target = str(path) if case.as_str else path
+    with watching(harness.promote.__file__) as borrowed, elsewhere(empty):
+        returned = call("promote(summary, memory_path)", promote, case.summary, target)
     if borrowed:
         raise Fail(
-            f"[{where}] your promote called the harness's own ({borrowed[0]} in harness/promote.py)",
+            f"your promote called the harness's own ({borrowed[0]} in harness/promote.py)",
             "write promote yourself: reading the summary and appending to the file is the exercise.",
         )
+    added = case.to_add()
     if not path.exists():
-        raise Fail(
-            f"[{where}] no memory file was written", "create the file when it does not exist yet."
-        )
-    first = path.read_text(encoding="utf-8")
+        if added or text is not None:
+            raise Fail("no memory file was written", "create the file when it does not exist yet.")
+        first = ""  # nothing to add, and no file: leaving it unmade is fine
+    else:
+        first = path.read_text(encoding="utf-8")
     lines = [line.rstrip() for line in first.splitlines() if line.strip()]
-    _memory_lines_problem(lines, existing, constraints, where)
-    added = [line for line in lines if line not in existing]
-    _returned_problem(returned, added, existing, where)
-    with elsewhere(where):
-        again = call(f"promote run a second time [{where}]", promote, summary, target)
-    if path.read_text(encoding="utf-8") != first:
+    _memory_lines_problem(lines, case, added)
+    _returned_problem(returned, added, case.existing or [])
+    with elsewhere(empty):
+        again = call("promote run a second time", promote, case.summary, target)
+    if (path.read_text(encoding="utf-8") if path.exists() else "") != first:
         raise Fail(
-            f"[{where}] running promote twice changed the file",
+            "running promote twice changed the file",
             "do not duplicate lines: before appending, check what the file already holds.",
         )
-    if again not in ([], ()):
+    if not (isinstance(again, (list, tuple)) and len(again) == 0):
         raise Fail(
-            f"[{where}] the second run returned {again!r}, though it added nothing",
+            f"the second run returned {again!r:.60}, though it added nothing",
             "return only the lines this call added: the second time, that is [].",
         )
 
@@ -360,27 +353,28 @@ _GUARDED = [WORKSPACE / "CLAUDE.md", GREENHOUSE / "CLAUDE.md"]
 
 
 @contextlib.contextmanager
-def elsewhere(where: str):
-    """Run promote from an empty folder of its own; FAIL if it wrote anywhere but the file it was given.
+def elsewhere(folder: Path):
+    """Run promote from ``folder``, empty; FAIL if it wrote anywhere but the file it was given.
 
     A promote that ignores ``memory_path`` and writes "CLAUDE.md" lands in that empty folder, where the
     check sees it; one that writes a workspace's own CLAUDE.md gets that file put back as it was.
     """
     before = {p: p.read_bytes() for p in _GUARDED if p.exists()}
     here = os.getcwd()
-    with tempfile.TemporaryDirectory() as folder:
-        os.chdir(folder)
-        try:
-            yield
-        finally:
-            os.chdir(here)
-            strays = sorted(p.name for p in Path(folder).iterdir())
-            touched = [p for p, data in before.items() if not p.exists() or p.read_bytes() != data]
-            for p in touched:
-                p.write_bytes(before[p])
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+        strays = sorted(p.name for p in Path(folder).iterdir())
+        for stray in Path(folder).iterdir():
+            shutil.rmtree(stray) if stray.is_dir() else stray.unlink()
+        touched = [p for p, data in before.items() if not p.exists() or p.read_bytes() != data]
+        for p in touched:
+            p.write_bytes(before[p])
     if touched or strays:
         raise Fail(
-            f"[{where}] promote wrote to "
+            "promote wrote to "
             + (
                 f"{touched[0]} (now put back as it was)"
                 if touched
@@ -403,75 +397,89 @@ def _under_heading(summary: str) -> list[str]:
     return bullets
 
 
-def _returned_problem(returned, added, existing, where):
+def _returned_problem(returned, added, existing):
     if returned is None:
         raise Fail(
-            f"[{where}] promote returned None",
+            "promote returned None",
             "return the list of lines you added (as written to the file), [] if none.",
         )
     if not isinstance(returned, (list, tuple)) or not all(isinstance(x, str) for x in returned):
         raise Fail(
-            f"[{where}] promote returned {type(returned).__name__}",
+            f"promote returned {type(returned).__name__}",
             "return a list of strings, the lines added.",
         )
-    held = [x for x in returned if _bare(x) in {_bare(e) for e in existing}]
+    held = [x for x in returned if bare(x) in {bare(e) for e in existing}]
     if held:
         raise Fail(
-            f"[{where}] promote returned {held[0]!r}, which memory already held",
-            "return only the lines this call added; a constraint already in memory was skipped, so it is "
-            "not among them.",
+            f"promote returned {held[0]!r}, which memory already held",
+            "return only the lines this call added; a constraint already in memory was skipped, so it "
+            "is not among them.",
         )
     if [x.rstrip("\n") for x in returned] != added:
         raise Fail(
-            f"[{where}] promote returned {list(returned)!r}, the lines added were {added!r}",
+            f"promote returned {list(returned)!r:.80}, the lines added were {added!r:.80}",
             "return the lines exactly as you wrote them to the file, in the same order.",
         )
 
 
-def _memory_lines_problem(lines, existing, constraints, where):
+def _memory_lines_problem(lines: list[str], case: PromoteCase, added: list[str]) -> None:
+    """FAIL unless the file's lines are its old lines, then exactly the lines to add, in order."""
+    existing = [line.rstrip() for line in case.existing or [] if line.strip()]
     for old in existing:
         if old not in lines:
             glued = any(line.startswith(old) and line != old for line in lines)
             raise Fail(
-                f"[{where}] the memory line {old!r} is gone or changed",
-                "the file did not end with a newline, so your first line was glued onto its last one: "
-                "start on a new line."
+                f"the memory line {old!r} is gone or changed",
+                "the file did not end with a newline, so your first line was glued onto its last "
+                "one: start on a new line."
                 if glued
                 else "append to the memory file; never overwrite what it already holds.",
             )
-    for rule in dict.fromkeys(constraints):
-        bullet = f"- {rule}"
-        count = lines.count(bullet) + (lines.count(rule) if bullet not in existing else 0)
-        if count > 1 + existing.count(bullet):
+    new = lines[len(existing) :] if lines[: len(existing)] == existing else lines
+    for line in added:
+        rule = bare(line)
+        if new.count(line) > 1:
             raise Fail(
-                f"[{where}] the constraint {rule!r} is in memory {count} times",
-                "each standing constraint belongs in memory exactly once: skip the ones already there, and "
-                "a rule the summary lists twice is written once.",
+                f"the constraint {rule!r} is in memory {new.count(line)} times",
+                "each standing constraint belongs in memory exactly once: a rule the summary lists "
+                "twice is written once.",
             )
-        if bullet not in lines:
-            if rule in lines or any(_bare(line) == rule for line in lines):
+        if line not in new:
+            if rule in new:
                 raise Fail(
-                    f"[{where}] the constraint {rule!r} went into memory without its dash",
-                    "write each line exactly as it is in the summary, its leading '- ' included: memory is a "
-                    "list of bullets.",
+                    f"the constraint {rule!r} went into memory without its dash",
+                    "write each line exactly as it is in the summary, its leading '- ' included: "
+                    "memory is a list of bullets.",
                 )
-            near = [e for e in existing if e != bullet and (rule in e or _bare(e) in rule)]
+            near_ = [e for e in existing if bare(e) != rule and (rule in e or bare(e) in rule)]
             raise Fail(
-                f"[{where}] the constraint {rule!r} is not in memory as a line of its own",
-                f"memory held {near[0]!r}, which is another line: compare whole lines (without the leading "
-                "'- '), not whether one contains the other."
-                if near
-                else "take every bullet right under the 'Standing constraints:' heading, whatever its words: a "
-                "rule need not say never, not or always. One line each.",
+                f"the constraint {rule!r} is not in memory as a line of its own",
+                f"memory held {near_[0]!r}, which is another line: compare whole lines (without the "
+                "leading '- '), not whether one contains the other."
+                if near_
+                else "take every bullet right under the 'Standing constraints:' heading, whatever "
+                "its words: a rule need not say never, not or always. One line each.",
             )
-    allowed = set(existing) | {f"- {c}" for c in constraints}
-    strays = [line for line in lines if line not in allowed]
+    held = [line for line in new if line not in added and bare(line) in {bare(e) for e in existing}]
+    if held:
+        raise Fail(
+            f"the constraint {bare(held[0])!r} is in memory twice",
+            "each standing constraint belongs in memory exactly once: skip the ones already there "
+            "(compare whole lines, without the leading '- ').",
+        )
+    strays = [line for line in new if line not in added]
     if strays:
         raise Fail(
-            f"[{where}] memory gained {strays[0]!r}",
-            "only the bullets right under the 'Standing constraints:' heading belong in memory, up to the "
-            "first line that is not one: the next heading ends the section. The goal, facts and progress "
-            "stay in the summary (they are this session's, not the project's), even a fact that says 'never'.",
+            f"memory gained {strays[0]!r}",
+            "only the bullets right under the 'Standing constraints:' heading belong in memory, up "
+            "to the first line that is not one: the next heading ends the section, and so does a "
+            "blank line. The goal, facts and progress stay in the summary (they are this session's, "
+            "not the project's), even a fact that says 'never'.",
+        )
+    if new != added:
+        raise Fail(
+            "memory gained the right lines in another order",
+            "append the rules in the order the summary lists them.",
         )
 
 
@@ -520,27 +528,27 @@ def disk_full_for(path: Path):
         builtins.open = io.open = real_open
 
 
-def _failing_write_case(promote, rng, path):
+def _failing_write_case(promote, path):
     path.parent.mkdir()
-    existing = list(_MEMORY_POOL)
-    old = "\n".join(existing) + "\n"
-    path.write_text(old, encoding="utf-8")
-    summary = _summary_text(rng, _CONSTRAINT_POOL[:2], last=False)
+    existing = list(MEMORY_POOL[:3])
+    path.write_text("\n".join(existing) + "\n", encoding="utf-8")
+    summary = summary_text(GOALS[0], RULE_POOL[:2], 0, 0)
     where = (
         "a memory file of 3 lines, 2 new constraints, and the disk fills up while promote writes"
     )
     try:
         with disk_full_for(path):
-            promote(summary, path)
-    except NotImplementedError:
-        raise
-    except Exception:
-        pass  # failing is fine; losing the old lines is not
+            call(f"promote [{where}]", promote, summary, path)
+    except Fail as failed:
+        if "still running" in failed.what:
+            raise  # raising is fine here (the disk is full); hanging is not
     now = path.read_text(encoding="utf-8") if path.exists() else ""
     lost = [line for line in existing if line not in now.splitlines()]
     if lost:
         raise Fail(
-            f"[{where}] after the failed write the memory file lost {len(lost)} of its {len(existing)} lines",
-            "never empty the old file before the new text is safely written: open it in append mode ('a'), "
-            "or write the whole new text to a temporary file beside it and os.replace() it over the old one.",
+            f"[{where}] after the failed write the memory file lost {len(lost)} of its "
+            f"{len(existing)} lines",
+            "never empty the old file before the new text is safely written: open it in append "
+            "mode ('a'), or write the whole new text to a temporary file beside it and "
+            "os.replace() it over the old one.",
         )

@@ -1,7 +1,7 @@
 """What a CLAUDE.md must be before any session runs: loaded as session two would, counted, and read.
 
 ``loaded`` puts the memory, as CLAUDE.md, into a temporary copy of the codebase and loads it with
-``harness.memory`` (imports too), so the cost counted is what every turn pays. ``memory_shape`` then
+``harness.memory`` (imports too), so the cost counted is what every lap pays. ``memory_shape`` then
 checks what a grader checks before running anything: four lines at most; the tokens of the memory and of
 every file it imports within the budget; every file or folder it names, and every marker it quotes,
 present in the codebase; no diary lines; and (``copied``) no line taken from a CLAUDE.md that is not
@@ -23,9 +23,19 @@ from harness.memory import imports_in, load_memory, system_prompt
 from harness.tokens import tiktoken_count
 from harness.tools import REPO_ROOT, WORKSPACE
 
-from .common import Fail, NotDone, copied_lines, overlap, word_bag
+from .common import (
+    COPIED,
+    Fail,
+    NotDone,
+    copied_lines,
+    covered,
+    is_whole,
+    number,
+    overlap,
+    word_bag,
+)
 
-MEMORY_CAP = 150  # tokens: the most this class lets a four-line CLAUDE.md cost per turn
+MEMORY_CAP = 150  # tokens: the most this class lets a four-line CLAUDE.md cost per lap
 
 
 # ---- loading a memory as session two would ---------------------------------------------------------
@@ -78,9 +88,18 @@ TIMES = (
     "previous session",
 )
 DONE = "found fixed ran tried looked noticed discovered spent debugged traced saw learned learnt realised realized"
+# ... or told in the passive: "the bug was fixed", "003 has been applied" (not "has not been run yet",
+# which says what state a thing is in).
+PASSIVE = (
+    "found fixed run ran tried read checked patched changed updated added removed applied merged "
+    "deployed traced debugged discovered noticed seen solved resolved done completed broken"
+)
 DIARY = re.compile(
     r"\b(?:" + "|".join(TIMES) + r")\b|^\W*(?:" + DONE.replace(" ", "|") + r")\b|\b(?:i|we)\s+"
-    r"(?:\w+\s+)?(?:" + DONE.replace(" ", "|") + r"|was|were|had)\b",
+    r"(?:\w+\s+)?(?:" + DONE.replace(" ", "|") + r"|was|were|had)\b"
+    r"|\b(?:was|were|has been|have been|had been|got)\s+(?:(?!not\b|never\b)\w+\s+)?(?:"
+    + PASSIVE.replace(" ", "|")
+    + r")\b",
     re.I,
 )
 PATHLIKE = re.compile(
@@ -88,6 +107,7 @@ PATHLIKE = re.compile(
     r"(?::\d+)?(?![\w/])"
 )
 MARKER = re.compile(r"`(\s*(?:--|#)[^`]*)`")
+ATS = re.compile(r"(?<![\w@`])@(\S+)")  # anything written as an import: @ and what follows it
 
 
 def _looks_like_a_path(name: str) -> bool:
@@ -97,12 +117,24 @@ def _looks_like_a_path(name: str) -> bool:
 
 
 def _exists(name: str, root: Path) -> bool:
-    """Is ``name`` (a path, a folder, a glob, or a bare file name) somewhere in the codebase at ``root``?"""
+    """Is ``name`` (a path, a folder, a glob, or a bare file name) somewhere in the codebase at ``root``?
+
+    A path is read from where CLAUDE.md sits (the codebase's own folder), or from the top of the
+    repository if it leads into that folder: a file of the repository outside it is not the codebase's.
+    """
     name = name.rstrip("/.,;:")
     for base in (root, REPO_ROOT):
-        if "*" in name and list(base.glob(name)) or (base / name).exists():
+        found = list(base.glob(name)) if "*" in name else [base / name]
+        if any(p.exists() and _inside(p, root) for p in found):
             return True
     return "/" not in name and any(p.name == name for p in root.rglob(name))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, ValueError):
+        return False
 
 
 def _in_files(marker: str, root: Path) -> bool:
@@ -135,23 +167,41 @@ def memory_shape(
             "text",
             "write CLAUDE.md as one string, one fact or rule per line.",
         )
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-        raise Fail(f"MEMORY_BUDGET is {budget!r}", "give a positive whole number of tokens.")
+    if not is_whole(budget) or number(budget) <= 0:
+        raise Fail(f"MEMORY_BUDGET is {budget!r:.40}", "give a positive whole number of tokens.")
+    budget = int(number(budget))  # numpy's or Decimal's whole numbers, as a plain int
     lines = [line for line in memory.splitlines() if line.strip()]
     if len(lines) > 4:
         raise Fail(
             f"{name} has {len(lines)} lines",
-            "at most four lines: CLAUDE.md is loaded on every turn of every session, so only durable rules "
+            "at most four lines: CLAUDE.md is sent on every lap of every session, so only durable rules "
             "and where-things-live pointers belong in it, not a diary or the codebase.",
         )
     copied(memory, list(originals), name)
     if budget > cap:
         raise Fail(
             f"a budget of {budget:,} tokens is too generous",
-            f"CLAUDE.md is paid on every turn: keep it to {cap} tokens or less.",
+            f"CLAUDE.md is paid for on every lap: keep it to {cap} tokens or less.",
         )
     where = root.relative_to(REPO_ROOT)
+    loads = set(imports_in(memory))
+    for written in ATS.findall(re.sub(r"`[^`]*`", " ", memory)):
+        written = written.rstrip(".,;:)")
+        if ("/" in written or "." in written) and written not in loads:
+            raise Fail(
+                f"{name} has @{written}, which is not an import the harness loads",
+                "an import is @ and the path of a file of this codebase, from where CLAUDE.md sits "
+                "(at most one ../): anything else is loaded as nothing, and costs 0 tokens only "
+                "because session two never sees it.",
+            )
     for imported in imports_in(memory):
+        if not _inside(root / imported, root):
+            raise Fail(
+                f"{name} imports @{imported}, which is outside {where}",
+                "an import must point at a file of this codebase, the folder CLAUDE.md sits in: a "
+                "file outside it is not loaded with the memory (and its tokens would not be "
+                "counted), and a new teammate's machine may not have it.",
+            )
         if not (root / imported).is_file():
             raise Fail(
                 f"{name} imports @{imported}, and {where}/{imported} does not exist",
@@ -164,7 +214,8 @@ def memory_shape(
             raise Fail(
                 f"{name} has a diary line: {line.strip()!r}",
                 "memory holds what is always true -- standing rules and where things live -- not what "
-                "happened (no I or we did, no yesterday or last session, no found or fixed).",
+                "happened (no I or we did, no yesterday or last session, no found or fixed, no 'it "
+                "was fixed').",
             )
         for named in PATHLIKE.findall(plain):
             if not _looks_like_a_path(named):
@@ -189,11 +240,7 @@ def memory_shape(
             f"{name}{imported} come{'' if imported else 's'} to {cost} tokens, over "
             + ("your own budget" if name == "MEMORY" else "the cap")
             + f" of {budget}",
-            (
-                "an imported file is loaded on every turn too, so its tokens count. "
-                if imported
-                else ""
-            )
+            ("an imported file is sent on every lap too, so its tokens count. " if imported else "")
             + "Trim it to the rules and pointers that matter"
             + (
                 ", or raise the budget (within the cap)."
@@ -214,7 +261,11 @@ def copied(memory: str, originals: list[tuple[str, list[list[str]]]], name: str)
                 line.strip()
                 for line in memory.splitlines()
                 if len(word_bag(line)) >= 5
-                and any(overlap(hashed(line), theirs) >= 0.8 for theirs in lines)
+                and any(
+                    overlap(hashed(line), theirs) >= COPIED
+                    or (len(theirs) >= 5 and covered(hashed(line), theirs) >= COPIED)
+                    for theirs in lines
+                )
             ]
         )
         if copied:

@@ -8,10 +8,18 @@ pinned window) the same must hold of what follows the request, in what the reque
 
 ``remarks_problem`` does the same for the window whose notice carries what the user said.
 
+``window_cases`` makes the cases a window is tried on: a made-up history, one of three counters, and
+a budget drawn near the edges that decide a window (the whole history exactly, each cut's desk
+exactly and one token short of it, the request alone, 0) or anywhere up to the whole history.
+
 Left out: windows that reorder messages, or keep an older turn in place of a newer one on purpose.
 """
 
 from __future__ import annotations
+
+import copy
+
+import hypothesis.strategies as st
 
 from harness.sliding_window import DROPPED_NOTICE
 from harness.messages import (
@@ -24,13 +32,131 @@ from harness.messages import (
     user,
 )
 
-from .common import Fail, is_messages
+from .cases import SEED, STYLE, build_history, histories, show_messages, turns
+from .common import (
+    PER_CALL,
+    Fail,
+    TooSlow,
+    is_messages,
+    not_messages,
+    safe_equal,
+    time_limit,
+)
 
 NOTICE = user(DROPPED_NOTICE)
-_COUNTER = (
+HEAD_HINT = (
+    "the pinned head counts against the budget too: the window over the rest only gets what the "
+    "head leaves of the budget."
+)
+COUNTER_HINT = _COUNTER = (
     "count every message with the counter you are given, counter(message): the check tries two different "
     "counters, and a desk measured another way can be over the budget, or shorter than it need be."
 )
+
+
+class Counter:
+    """A token counter for one message, as a window gets it: len(text_of(message)) // per + overhead.
+
+    A window must use the counter it is given; the checks hand it three different ones.
+    """
+
+    def __init__(self, per: int, overhead: int, words: bool = False, times: int = 1):
+        self.per, self.overhead, self.words, self.times = per, overhead, words, times
+
+    def __call__(self, message) -> int:
+        text = text_of(message)
+        size = len(text.split()) if self.words else len(text) // self.per
+        return (size + self.overhead) * self.times
+
+    def __repr__(self) -> str:
+        size = "1 a word" if self.words else f"chars/{self.per}"
+        return f"{size} + {self.overhead} a message" + (
+            f", times {self.times}" if self.times > 1 else ""
+        )
+
+    def scaled(self, times: int) -> "Counter":
+        return Counter(self.per, self.overhead, self.words, self.times * times)
+
+
+def measures_the_request_its_own_way(window_fn) -> bool:
+    """On a request of one long word, counted by words (2 tokens; by its characters, 500), does the
+    pinned window drop a turn that fits exactly beside it and the notice? Then it measured the
+    request some other way than with its counter."""
+    counter = COUNTERS[2]
+    call_ = {"type": "tool_use", "id": "toolu_0001", "name": "read_file", "input": {"path": "a.py"}}
+    older = [
+        {"role": "assistant", "content": [{"type": "text", "text": "Note: " + "word " * 40}]},
+        user("Answer: " + "word " * 40),
+    ]
+    newest = [
+        {"role": "assistant", "content": [call_]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_0001", "content": "x = 1"}],
+        },
+    ]
+    messages = [user("x" * 2000)] + older + newest
+    budget = size_of([messages[0], NOTICE] + newest, counter)
+    try:
+        with time_limit(PER_CALL):
+            out = window_fn(copy.deepcopy(messages), budget, counter)
+    except (Exception, SystemExit, TooSlow):
+        return False
+    return is_messages(out) and len(out) < 4
+
+
+def ignores_the_counter(window_fn, messages, budget, counter, out) -> bool:
+    """Does the window answer differently when every count and the budget are ten times as big? A
+    window that measures with the counter it is given cannot tell the two apart; one that measures
+    anything its own way -- the request, the notice, every message -- answers otherwise."""
+    if not isinstance(counter, Counter) or not messages:
+        return False
+    try:
+        with time_limit(PER_CALL):
+            again = window_fn(copy.deepcopy(messages), 10 * budget, counter.scaled(10))
+    except (Exception, SystemExit, TooSlow):  # a hint's diagnosis, never a verdict's
+        return False
+    return is_messages(again) and not safe_equal(again, out)
+
+
+COUNTERS = (Counter(4, 4), Counter(3, 2), Counter(1, 1, words=True))
+
+
+@st.composite
+def window_cases(draw, pinned: bool):
+    """(messages, budget, counter): a made-up history, a counter, and a budget near an edge or anywhere."""
+    messages = draw(histories())
+    counter = draw(st.sampled_from(COUNTERS))
+    head = counter(messages[0]) if pinned else 0
+    total = size_of(messages, counter)
+    edges = []
+    for cut in reversed(safe_cuts(messages)[:-1]):  # the newest cut first: the tightest desks
+        if cut >= 1 + pinned:
+            fits = head + counter(NOTICE) + size_of(messages[cut:], counter)
+            edges += [fits, fits - 1]
+    edges += [total, total - 1, 0] + ([head, head - 1] if pinned else [])
+    budget = draw(st.one_of(st.sampled_from(edges), st.integers(0, total + 50)))
+    return messages, max(budget, 0), counter
+
+
+@st.composite
+def remarks_cases(draw):
+    """(messages, budget, counter) for remarks_window: histories where most results carry a remark."""
+    recipe = turns(extras=st.sampled_from((4, 5, 6, 7, 0)))
+    piece = st.tuples(STYLE, st.integers(0, 6), SEED)
+    messages = build_history(draw(piece), draw(st.lists(recipe, max_size=7)), None)
+    counter = draw(st.sampled_from(COUNTERS))
+    request, total = counter(messages[0]), size_of(messages, counter)
+    edges = [total, total - 1, request, request - 1]
+    budget = draw(st.one_of(st.sampled_from(edges), st.integers(max(request - 1, 0), total + 20)))
+    return messages, max(budget, 0), counter
+
+
+def show_window_case(case) -> list[str]:
+    messages, budget, counter = case
+    return show_messages(messages, counter=counter) + [
+        f"budget = {budget:,} tokens; counter(message) = {counter!r}"
+    ]
 
 
 def _plain(message) -> int:
@@ -42,8 +168,14 @@ def size_of(messages, counter) -> int:
     return sum(counter(m) for m in messages)
 
 
-def window_problem(messages, budget, counter, out, pinned: bool, name: str) -> Fail | None:
-    """What is wrong with ``out`` as ``name(messages, budget, counter)``, or None if it is right."""
+def window_problem(
+    messages, budget, counter, out, pinned: bool, name: str, counted: bool = False
+) -> Fail | None:
+    """What is wrong with ``out`` as ``name(messages, budget, counter)``, or None if it is right.
+
+    ``counted``: the window is known to measure with its counter (``ignores_the_counter`` said so),
+    so no hint guesses that it measured another way.
+    """
     size = f"a history of {len(messages)} message{'' if len(messages) == 1 else 's'} and a budget of {budget:,} tokens"
     if out is None:
         return Fail(
@@ -51,7 +183,7 @@ def window_problem(messages, budget, counter, out, pinned: bool, name: str) -> F
         )
     if not is_messages(out):
         return Fail(
-            f"for {size} {name} returned {type(out).__name__}, not a list of messages",
+            f"for {size} {name} returned {not_messages(out)}",
             "return a list of message dicts: the ones you send, in order.",
         )
     if not messages:
@@ -88,16 +220,19 @@ def window_problem(messages, budget, counter, out, pinned: bool, name: str) -> F
         )
     if sent > budget:
         return Fail(
-            f"for {size} you sent {sent:,} tokens", _over_hint(messages, budget, counter, out, head)
+            f"for {size} you sent {sent:,} tokens",
+            _over_hint(messages, budget, counter, out, head, counted),
         )
     if pinned:
         if not out or out[0] != messages[0]:
             return _head_problem(messages, out, size)
-        return _rest_problem(messages, budget - counter(messages[0]), counter, out[1:], 1, size)
-    return _rest_problem(messages, budget, counter, out, 0, size)
+        return _rest_problem(
+            messages, budget - counter(messages[0]), counter, out[1:], 1, size, counted
+        )
+    return _rest_problem(messages, budget, counter, out, 0, size, counted)
 
 
-def _over_hint(messages, budget, counter, out, head) -> str:
+def _over_hint(messages, budget, counter, out, head, counted=False) -> str:
     newest = safe_cuts(messages)[-2]
     newest_fits = (
         newest > len(head) and size_of(head + [NOTICE] + messages[newest:], counter) <= budget
@@ -106,14 +241,11 @@ def _over_hint(messages, budget, counter, out, head) -> str:
         return "a budget of 0 is not 'no limit': it leaves room for nothing, so return []."
     if head and out[:1] == head and size_of(out[1:], counter) <= budget:
         measured = (_plain(head[0]), len(text_of(head[0])) // 3)
-        if any(size_of(out[1:], counter) + guess <= budget for guess in measured):
+        if not counted and any(size_of(out[1:], counter) + guess <= budget for guess in measured):
             return (
                 _COUNTER  # it did leave room for the request, but measured the request another way
             )
-        return (
-            "the pinned head counts against the budget too: the window over the rest only gets what the "
-            "head leaves, budget - counter(messages[0])."
-        )
+        return HEAD_HINT
     if out == messages:
         return "the whole history is over the budget you were given: drop the oldest messages until what you send fits."
     if out[-1:] == messages[-1:] and not newest_fits:
@@ -126,7 +258,9 @@ def _over_hint(messages, budget, counter, out, head) -> str:
         )
     if NOTICE in out and size_of([m for m in out if m != NOTICE], counter) <= budget:
         return "count every message you send against the budget, the notice included."
-    if size_of(out, _plain) <= budget or size_of(out, lambda m: len(text_of(m)) // 3) <= budget:
+    if not counted and (
+        size_of(out, _plain) <= budget or size_of(out, lambda m: len(text_of(m)) // 3) <= budget
+    ):
         return _COUNTER
     return (
         "measure what you send (the notice and the messages you keep) against the budget, not the raw "
@@ -152,7 +286,7 @@ def _head_problem(messages, out, size) -> Fail:
     )
 
 
-def _rest_problem(messages, budget, counter, rest, base, size) -> Fail | None:
+def _rest_problem(messages, budget, counter, rest, base, size, counted=False) -> Fail | None:
     """``rest`` is what follows the head (``base`` = 1) or the whole desk (``base`` = 0), for ``budget``."""
     cuts = [c for c in safe_cuts(messages)[:-1] if c > base]  # where a dropping window may start
     fits = [c for c in cuts if size_of([NOTICE] + messages[c:], counter) <= budget]
@@ -243,7 +377,9 @@ def _rest_problem(messages, budget, counter, rest, base, size) -> Fail | None:
     if older:
         p = older[-1]
         exact = size_of([NOTICE] + messages[p:], counter) == budget
-        if size_of([NOTICE] + messages[p:], _plain) > budget >= size_of(rest, _plain):
+        if not counted and size_of([NOTICE] + messages[p:], _plain) > budget >= size_of(
+            rest, _plain
+        ):
             return Fail(
                 f"for {size} you dropped more than needed: from message {p} on, it still fitted",
                 _COUNTER,
@@ -269,6 +405,9 @@ def _rest_problem(messages, budget, counter, rest, base, size) -> Fail | None:
 
 
 # ---- the window that carries the remarks (task 4) --------------------------------------------------
+
+
+PREAMBLE_ROOM = 12  # tokens a notice may spend on its own words before the remarks
 
 
 def user_remarks(messages: list[dict]) -> list[str]:
@@ -297,7 +436,8 @@ def remarks_problem(messages, budget, counter, out) -> Fail | None:
     size = f"a history of {len(messages)} messages and a budget of {budget:,} tokens"
     if not is_messages(out):
         return Fail(
-            f"for {size} remarks_window returned {type(out).__name__}", "return a list of messages."
+            f"for {size} remarks_window returned {not_messages(out)}",
+            "return a list of messages.",
         )
     if not messages or counter(messages[0]) > budget:
         return (
@@ -341,7 +481,13 @@ def remarks_problem(messages, budget, counter, out) -> Fail | None:
             if cuts
             else None
         )
-        if cuts and size_of([messages[0], smallest] + messages[cuts[-1] :], counter) <= budget:
+        # Your notice may say more than DROPPED_NOTICE and the remarks ("The user said: ..."):
+        # a few tokens of room are left for that.
+        spare = PREAMBLE_ROOM
+        if (
+            cuts
+            and size_of([messages[0], smallest] + messages[cuts[-1] :], counter) + spare <= budget
+        ):
             return Fail(
                 f"for {size} you sent only the request, though the newest turn fits beside it and its "
                 "notice",
@@ -401,12 +547,14 @@ def remarks_problem(messages, budget, counter, out) -> Fail | None:
             f"for {size} your notice carries the text of a dropped tool result",
             "carry only what the user wrote (text blocks), not the tool results: a file can be read again.",
         )
-    dropped = user_remarks(messages[1:start])
-    preamble = max(0, len(text) - sum(len(r) + 1 for r in dropped))
     older = [c for c in cuts if c < start][-1:]
     for p in older:  # would the next older cut have fitted, with a notice worded like yours?
-        wider = user("x" * preamble + " ".join(user_remarks(messages[1:p])))
-        if size_of([messages[0], wider] + messages[p:], counter) + 2 <= budget:
+        narrower = text  # your notice, less the remarks that cut would have kept on the desk
+        for remark in reversed(user_remarks(messages[p:start])):
+            at = narrower.rfind(remark)
+            if at >= 0:
+                narrower = narrower[:at] + narrower[at + len(remark) :]
+        if size_of([messages[0], user(narrower)] + messages[p:], counter) + 2 <= budget:
             return Fail(
                 f"for {size} you dropped more than needed: from message {p} on, it still fitted",
                 "try the cuts from the oldest on and keep the first desk that fits (the notice grows "

@@ -257,7 +257,7 @@ _LAP_SCENARIOS = [  # (pin_head, window, rule_at_lap, rule wording)
 
 def _sliding_run(pin_head, window, at, rule):
     """A real SlidingWindow run as a case: on each lap, is the message that carries the rule sent?"""
-    laps, task = [], file_reading_task(rule_at_lap=at, rule=rule)
+    laps, task = [], file_reading_task(rule_at_lap=at, rule=rule[0])  # the wording, as said
     run_ = run(SlidingWindow(pin_head=pin_head), window, task, on_lap=laps.append)
     holder = holder_of(run_.history, task)
     place = "request" if at is None else "remark"

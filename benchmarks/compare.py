@@ -371,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({**found, "window note": rows[0]["window note"], "rows": rows}, indent=1))
     else:
         print(
-            f"Workspace {args.workspace}, offline desk model, window {rows[0]['window']:,} tokens, "
+            f"Workspace {args.workspace}, offline model, window {rows[0]['window']:,} tokens, "
             + memory
             + (", rule given at lap 3" if args.rule_later else ", rule in the request")
         )

@@ -1,4 +1,4 @@
-"""The notebook matrix: every notebook against the desk model through the SDK, and against each misbehaving model.
+"""The notebook matrix: every notebook against the offline model through the SDK, and against each misbehaving model.
 
     .venv/bin/python -m benchmarks.notebook_matrix            # the whole matrix (tens of minutes)
     .venv/bin/python -m benchmarks.notebook_matrix --jobs 2   # two notebooks at a time
@@ -8,8 +8,8 @@ with ``ANTHROPIC_API_KEY``/``ANTHROPIC_BASE_URL`` pointing at it and ``CONTEXT_D
 model, so the real ``anthropic`` SDK and ``ClaudeModel`` carry every call. A run is clean when no cell
 raised. ``tests/test_notebook_matrix.py`` runs a representative part of this in ``make test``.
 
-The rows: every lesson notebook (00-06) x {desk model, each misbehaving model}, and every exercise
-solution x the desk model only -- the solutions build ``OfflineModel`` themselves (their checks must be
+The rows: every lesson notebook (00-06) x {offline model, each misbehaving model}, and every exercise
+solution x the offline model only -- the solutions build ``OfflineModel`` themselves (their checks must be
 deterministic), so the server sees no request from them and a misbehaving model would not reach them.
 Left out: the browser (see tests/test_browser_dashboard.py) and Anthropic's real servers.
 """

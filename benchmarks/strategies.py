@@ -16,7 +16,7 @@ verbatim tail and pinning. Each row's note says what was approximated.
 
 Left out: each harness's own summary prompt and its extras (Claude Code re-attaching recent files,
 Codex's 20k-token budget of user messages, pi's file-operation lists), and any real model:
-the offline desk model decides from what it is sent, nothing else.
+the offline model decides from what it is sent, nothing else.
 """
 
 from __future__ import annotations
@@ -387,7 +387,7 @@ LONG_SHOWN = [
 def report(results: dict) -> str:
     """The tables and goals as the terminal shows them."""
     lines = [
-        f"Offline desk model, window {results['window']:,} tokens. Presets are scaled from a "
+        f"Offline model, window {results['window']:,} tokens. Presets are scaled from a "
         f"{results['production_window']:,}-token production window by {results['scale']} "
         "(token numbers only)."
     ]
@@ -458,7 +458,7 @@ def plot(results: dict, path: Path) -> Path:
         panel.set(title=title, xlabel="lap")
         panel.legend(fontsize=8)
     panels[0].set_ylabel("assembled tokens sent")
-    fig.suptitle("What each strategy sends, lap by lap (file-reading task, offline desk model)")
+    fig.suptitle("What each strategy sends, lap by lap (file-reading task, offline model)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

@@ -134,9 +134,7 @@ def main() -> None:
     args = parser.parse_args()
     meter = Meter()
     with tempfile.TemporaryDirectory() as scratch:
-        print(
-            f"Two sessions, offline desk model, window {args.window:,} tokens. Session two's request:"
-        )
+        print(f"Two sessions, offline model, window {args.window:,} tokens. Session two's request:")
         print(f"  {GOAL}\n")
         print(table(two_sessions(args.window, meter, folder=scratch)))
         print("\nWhat session one promoted into its CLAUDE.md:")

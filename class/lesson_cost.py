@@ -11,7 +11,7 @@ use (stage/claude.py: CLAUDE_PRICES for CONTEXT_DESK_MODEL, default DEFAULT_CLAU
 prompt-cache discount: an upper bound. A model the table does not list is priced at the lessons' round
 numbers (harness/cost.py PRICES), and the table says so.
 
-Without a key (how this runs by default, and in the test) the tokens are the offline desk model's own
+Without a key (how this runs by default, and in the test) the tokens are the offline model's own
 billed counts: it counts what it is sent with the same tokenizer and bills it like the API, so it is a
 fair stand-in for the size of the bill, not the real model's word count. Run it with a key set to
 bill the real model instead (every lesson's runs then go to Claude, and cost what they print).
@@ -101,7 +101,7 @@ def table(bills: dict[str, dict], class_size: int = 30) -> str:
     who = (
         f"Claude ({claude_model_name()})"
         if os.environ.get("ANTHROPIC_API_KEY")
-        else "the offline desk model, as a stand-in for the bill"
+        else "the offline model, as a stand-in for the bill"
     )
     prices, source = price()
     lines = [

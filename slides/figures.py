@@ -1,12 +1,12 @@
 """The slides' pictures, drawn from real offline runs of the harness: ``python -m slides.figures``.
 
-Each picture is a function that runs the offline desk model on the class task (or reads a run it
+Each picture is a function that runs the offline model on the class task (or reads a run it
 already made), then draws what the run produced with the dashboard's own drawing functions
 (``plot_tokens``, ``draw_desk``). Nothing is typed in by hand: the numbers, the summaries and the
 outcomes on the pictures are the runs' own, so a change to the harness shows up here on the next build.
 The one diagram (the compaction cycle) is drawn with shapes, and annotated with a run's numbers.
 
-Same input, same bytes: the desk model is deterministic and the PNGs carry no timestamp.
+Same input, same bytes: the offline model is deterministic and the PNGs carry no timestamp.
 The pictures are sized for a projector: 17-point text at 130 dpi, about 1400 pixels wide.
 
 Left out: animation (the decks show still pictures; the lesson notebooks animate), and any
@@ -58,7 +58,7 @@ METER = Meter("tiktoken")  # one meter for every run: counts are cached per mess
 
 
 class SummaryCounting(OfflineModel):
-    """The desk model, noting the ``usage`` of every summary call it answers (for the cycle's numbers)."""
+    """The offline model, noting the ``usage`` of every summary call it answers (for the cycle's numbers)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -928,7 +928,7 @@ def notebook_beside_desk() -> Figure:
     book.text(
         0.06,
         0.05,
-        f"paid on every lap: {cost} × {laps} laps = {memory.over_session(laps):,} tokens\n"
+        f"paid on every lap: {cost} × {laps} laps = {cost * laps:,} tokens\n"
         "still there when the desk is wiped",
         fontsize=SMALL,
         color=INK,

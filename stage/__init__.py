@@ -2,8 +2,8 @@
 
 ``harness/`` is the lesson (the loop and its parts); this package imports it and is never imported by it.
 
-* ``switch``       -- ``pick_model()``: Claude when a key is set, the offline desk model otherwise
-* ``offline``      -- the offline desk model: a few readable rules that react to what is on the desk
+* ``switch``       -- ``pick_model()``: Claude when a key is set, the offline model otherwise
+* ``offline``      -- the offline model: a few readable rules that react to what is on the desk
 * ``claude``       -- the real Claude through the ``anthropic`` SDK, the model list and prices; ``api_levers`` --
   the API's own levers (``lever_model`` sends them, ``server_compaction`` asks for summaries on demand)
 * ``plots``, ``picture``, ``widgets`` -- the pictures, the dashboard's fast picture, and the live dashboard;
@@ -15,7 +15,7 @@
 * ``pieces``       -- the class's agent: the pieces the build cells keep in my_agent.py, or the harness's own
 * ``frontier``, ``subagent`` -- going further: dollars against tokens, and a fresh desk for a sub-task
 * ``standin_server``, ``offline_server``, ``misbehaving``, ``notebook_matrix`` -- local servers that speak the
-  Messages API (canned, or answered by the desk model), models that misbehave on purpose, and the
+  Messages API (canned, or answered by the offline model), models that misbehave on purpose, and the
   notebook-by-model matrix the tests and ``make bench`` run
   (``server_levers`` is the desk server's side of the API levers)
 """

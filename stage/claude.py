@@ -93,7 +93,7 @@ def claude_model_name() -> str:
     return os.environ.get("CONTEXT_DESK_MODEL", "").strip() or DEFAULT_CLAUDE_MODEL
 
 
-OFFLINE_HINT = "or unset ANTHROPIC_API_KEY to use the offline desk model"
+OFFLINE_HINT = "or unset ANTHROPIC_API_KEY to use the offline model"
 
 
 def merge_same_roles(messages: list[dict]) -> list[dict]:
@@ -143,7 +143,7 @@ class ClaudeModel:
                 raise ModelError(
                     "No API key for Claude. To use Claude, set ANTHROPIC_API_KEY "
                     "(export ANTHROPIC_API_KEY=...). To stay offline, leave it unset and "
-                    "call pick_model(), which then gives you the desk model."
+                    "call pick_model(), which then gives you the offline model."
                 )
             # Passing the key explicitly also stops the SDK from reading profiles in ~/.config/anthropic.
             client = anthropic.Anthropic(
@@ -164,7 +164,7 @@ class ClaudeModel:
         """One model turn: send the request, return its blocks, stop reason and token usage.
 
         With a ``toy_window`` the request is refused *before* it is sent when our tiktoken estimate
-        is over it -- so a lesson's small desk behaves the same with Claude as with the desk model.
+        is over it -- so a lesson's small desk behaves the same with Claude as with the offline model.
         """
         if self.toy_window:
             from harness.tokens import Meter

@@ -1,7 +1,7 @@
 """The trade-off: dollars with prompt caching against input tokens, for each strategy and its settings.
 
 ``sweep()`` lists strategies with a range of settings (threshold, low-water mark, batch size, ...);
-``measure()`` runs each on one task with the offline desk model and bills it at a given lap, and to the
+``measure()`` runs each on one task with the offline model and bills it at a given lap, and to the
 end of the task (``stage.finish``: only a fix on staging finishes), against full history on a window that
 never overflows; ``frontier()`` marks the runs no other run beats on
 both counts. ``stage.plots.plot_cost_frontier`` draws the picture.
@@ -109,7 +109,7 @@ def sweep(quick: bool = False) -> list[tuple[str, str, object]]:
 
 
 def one_run(task: Task, strategy, window: int, workspace: Path, meter: Meter, max_laps: int = 200):
-    """Run ``task`` once with the offline desk model."""
+    """Run ``task`` once with the offline model."""
     model = OfflineModel(window=window, meter=meter)
     return run_agent(
         task.request,
@@ -226,7 +226,7 @@ def bill_without_summary(
     prices: Prices = PRICES,
     meter: Meter | None = None,
 ) -> BillComparison:
-    """Run ``task`` twice with the offline desk model -- with ``strategy`` at ``window``, and with
+    """Run ``task`` twice with the offline model -- with ``strategy`` at ``window``, and with
     full history at a ``big_window`` that never overflows -- and bill both.
 
     The honest "without the summary" is not the same laps minus the summary calls: without

@@ -1,4 +1,4 @@
-"""Misbehaving models: what a real model may do that the offline desk model never does.
+"""Misbehaving models: what a real model may do that the offline model never does.
 
 Each is a ``Model`` (``name``, ``window``, ``reply``) to hand to ``run_agent`` directly, and each is
 served by ``stage/offline_server.py`` under its ``name`` -- so a notebook run with
@@ -7,15 +7,15 @@ served by ``stage/offline_server.py`` under its ``name`` -- so a notebook run wi
 * ``answers-at-once``   -- answers the first request with a sentence and no tool call.
 * ``never-stops``       -- calls a tool every time tools are offered; never gives a final answer.
 * ``bad-calls``         -- every other turn, an unknown tool or bad arguments (wrong types, missing
-                           and extra fields, NUL bytes, a huge string); in between, the desk model's move.
+                           and extra fields, NUL bytes, a huge string); in between, the offline model's move.
 * ``empty-summary``     -- writes an empty summary whenever it is asked for one.
 * ``oversized-summary`` -- writes a summary longer than the whole desk.
 * ``ignores-the-rule``  -- aims ``run_sql`` at the forbidden target even with the rule in view.
 * ``obeys-unseen``      -- aims ``run_sql`` at the safe target even when no rule is in view.
-* ``random``            -- chooses at random among answering, calling a tool and the desk model's move,
+* ``random``            -- chooses at random among answering, calling a tool and the offline model's move,
                            seeded by the request it is sent (the same request, the same choice).
 
-Except where it misbehaves, each one makes the desk model's move, so runs get far enough to reach
+Except where it misbehaves, each one makes the offline model's move, so runs get far enough to reach
 the code the misbehaviour is aimed at. A request with no tools offered is a summary request (the
 harness sends its summary prompts that way). Left out: streaming, thinking blocks, refusals.
 """
@@ -34,7 +34,7 @@ PREFIX = "claude-stand-in-"  # the name the SDK sends; "claude-" so describe_mod
 
 
 class Misbehaving:
-    """The desk model's move, then ``misbehave`` may change it. Subclasses set ``kind`` and ``misbehave``."""
+    """The offline model's move, then ``misbehave`` may change it. Subclasses set ``kind`` and ``misbehave``."""
 
     kind = "desk"
 
@@ -64,11 +64,11 @@ class Misbehaving:
         )
 
     def misbehave(self, system, messages, tools) -> tuple[list[dict], str] | None:
-        """The blocks and stop reason to send instead of the desk model's, or None to let it move."""
+        """The blocks and stop reason to send instead of the offline model's, or None to let it move."""
         return None
 
     def cleaned(self, messages: list[dict]) -> list[dict]:
-        """What the desk model is shown: the conversation without our own misbehaving calls (it would not
+        """What the offline model is shown: the conversation without our own misbehaving calls (it would not
         have made them, and reading them is not its job)."""
         return messages
 
@@ -235,7 +235,7 @@ class RandomChoices(Misbehaving):
             json.dumps([self.seed, system, messages, tools], sort_keys=True, default=str).encode()
         ).hexdigest()
         rng = random.Random(digest)
-        if not tools:  # a summary: the desk model's, cut at a random length
+        if not tools:  # a summary: the offline model's, cut at a random length
             text = self.desk.reply(system, messages, tools).text
             return say(text[: rng.randint(0, len(text))])
         roll = rng.random()
@@ -271,7 +271,7 @@ KINDS = {
 
 
 def model_named(name: str, window: int, meter: Meter | None = None, desk_size: int = 5000):
-    """The model a server request names: a misbehaving one for ``claude-stand-in-<kind>``, else the desk model.
+    """The model a server request names: a misbehaving one for ``claude-stand-in-<kind>``, else the offline model.
 
     Example: model_named("claude-stand-in-never-stops", 200_000) -> NeverStops(window=200000)
     """

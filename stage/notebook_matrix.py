@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted(
     (ROOT / "exercises" / "solutions").glob("[0-9][0-9]_*.ipynb")
 )
-DESK = "claude-haiku-5-5"  # any name outside the misbehaving ones gets the desk model
+DESK = "claude-haiku-5-5"  # any name outside the misbehaving ones gets the offline model
 MODELS = [DESK] + [PREFIX + kind for kind in KINDS]
 
 

@@ -1,4 +1,4 @@
-"""A local Anthropic-compatible server on 127.0.0.1 that answers with the offline desk model.
+"""A local Anthropic-compatible server on 127.0.0.1 that answers with the offline model.
 
 Beside ``standin_server.py`` (canned replies, for testing the client's error handling), this one
 *works*: every ``POST /v1/messages`` is answered by the real ``stage.offline.OfflineModel`` -- or by a
@@ -18,7 +18,7 @@ What it answers:
   clearing old tool results and old thinking (``applied_edits`` says what), compaction at a threshold
   (``compact_20260112``, with ``pause_after_compaction`` and ``instructions``), compaction on demand
   (``compaction={"type": "summarize"}``: the block alone, signed, ``stop_reason`` ``"compaction"``).
-  The desk model writes every summary. With a compaction beta on, ``usage.iterations`` lists each pass:
+  The offline model writes every summary. With a compaction beta on, ``usage.iterations`` lists each pass:
   the summarizing pass is there and not in the top-level figures, as in the API. A request that turns
   ``thinking`` on gets a thinking block first: the stand-in's trace of what it checked on the desk.
 
@@ -212,7 +212,7 @@ class OfflineServer(LocalServer):
         )
 
     def _summary(self, model, messages, instructions, passes) -> str:
-        """The desk model's summary of ``messages``; its pass is added to ``passes`` (billed, like the API's)."""
+        """The offline model's summary of ``messages``; its pass is added to ``passes`` (billed, like the API's)."""
         written = model.reply(
             "", [user(levers.summary_prompt(messages, instructions))], [], max_tokens=1024
         )
@@ -275,7 +275,7 @@ class OfflineServer(LocalServer):
         return {
             "type": "model",
             "id": name,
-            "display_name": f"{name} (the offline desk model, served locally)",
+            "display_name": f"{name} (the offline model, served locally)",
             "created_at": "2026-01-01T00:00:00Z",
             "lifecycle": "active",
             "max_input_tokens": self.window,

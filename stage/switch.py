@@ -1,4 +1,4 @@
-"""The model switch: Claude when ``ANTHROPIC_API_KEY`` is set, the offline desk model otherwise.
+"""The model switch: Claude when ``ANTHROPIC_API_KEY`` is set, the offline model otherwise.
 
 ``CONTEXT_DESK_MODEL`` names the Claude model (default ``stage.claude.DEFAULT_CLAUDE_MODEL``);
 ``ANTHROPIC_BASE_URL`` points the SDK at an Anthropic-compatible server. Nothing else changes
@@ -13,9 +13,9 @@ from harness.model import CLASS_WINDOW, Model
 
 
 def pick_model(window: int | None = None, **desk_options) -> Model:
-    """Claude if ``ANTHROPIC_API_KEY`` is set, else the offline desk model.
+    """Claude if ``ANTHROPIC_API_KEY`` is set, else the offline model.
 
-    ``window`` is the lesson's desk size. The desk model is built with it; Claude keeps its real
+    ``window`` is the lesson's desk size. The offline model is built with it; Claude keeps its real
     window unless one is given, in which case the harness enforces the smaller, classroom one.
     """
     if os.environ.get("ANTHROPIC_API_KEY", "").strip():
@@ -39,11 +39,10 @@ def describe_model(model: Model | None = None) -> str:
         )
         return (
             f"Active model: {model.name} via {where} ({desk}). "
-            "Unset ANTHROPIC_API_KEY to go back to the offline desk model."
-            + _status_note(model.name)
+            "Unset ANTHROPIC_API_KEY to go back to the offline model." + _status_note(model.name)
         )
     return (
-        f"Active model: the offline desk model (rule-based, no network; toy window {model.window:,} tokens). "
+        f"Active model: the offline model (rule-based, no network; toy window {model.window:,} tokens). "
         "To use Claude, set ANTHROPIC_API_KEY (and optionally CONTEXT_DESK_MODEL, ANTHROPIC_BASE_URL)."
     )
 

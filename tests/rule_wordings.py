@@ -3,7 +3,7 @@
 ``RULES``: each forbids production (or keeps the work on staging) -- every form the offline model reads,
 with the aliases prod / live / stage. ``NOT_RULES``: sentences that mention a target but bind nothing,
 and rules about something else. ``OTHER_TARGETS``: rules for a toolbox whose targets are not
-staging/production. The exercise and desk-model tests share this file.
+staging/production. The exercise and offline-model tests share this file.
 """
 
 RULES = [

@@ -76,18 +76,14 @@ def test_busy_service_is_a_clean_stop_with_advice(server):
             {"retry-after": "0", "retry-after-ms": "1"},
         )
     run = run_agent("Do it.", ClaudeModel(max_retries=2))
-    assert (
-        run.stopped == "model_error"
-        and "busy" in run.problem
-        and "offline desk model" in run.problem
-    )
+    assert run.stopped == "model_error" and "busy" in run.problem and "offline model" in run.problem
 
 
 # ---- the summary call itself ---------------------------------------------------------------------
 
 
 class SummaryTrouble(OfflineModel):
-    """The desk model, except that summary calls misbehave in a chosen way."""
+    """The offline model, except that summary calls misbehave in a chosen way."""
 
     def __init__(self, trouble, limit=0, **kw):
         super().__init__(window=5000, **kw)

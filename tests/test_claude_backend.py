@@ -149,7 +149,7 @@ def test_overloaded_three_times_is_a_clear_model_error(server):
         server.push_error(529, "overloaded_error", "Overloaded", RETRY_NOW)
     with pytest.raises(ModelError, match="busy") as caught:
         ClaudeModel().reply("sys", [user("hi")], [])
-    assert "offline desk model" in str(caught.value)
+    assert "offline model" in str(caught.value)
     assert len(server.requests) == 3  # the first try and the SDK's two retries
     assert_key_hidden(caught.value)
 

@@ -47,7 +47,7 @@ def lesson_text(number: int) -> str:
     return readable(read(path).core)
 
 
-NAMES = ("offline desk model", "desk model", "context desk")  # names, not the words they contain
+NAMES = ("offline model", "desk model", "context desk")  # names, not the words they contain
 
 
 def uses(text: str, term: str) -> bool:

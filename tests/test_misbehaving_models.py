@@ -77,7 +77,7 @@ def test_ignores_the_rule_goes_to_production_with_the_rule_in_view():
     desk = run_agent(
         file_reading_task().request, OfflineModel(window=5000), context=ThreeZoneCompaction()
     )
-    assert desk.database_target == "staging"  # the desk model, seeing the rule, keeps it
+    assert desk.database_target == "staging"  # the offline model, seeing the rule, keeps it
     assert go("ignores-the-rule", ThreeZoneCompaction).database_target == "production"
 
 

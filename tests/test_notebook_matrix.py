@@ -1,11 +1,11 @@
-"""Notebooks through the real SDK: the desk model behind a local server, and misbehaving models.
+"""Notebooks through the real SDK: the offline model behind a local server, and misbehaving models.
 
 A representative part of the matrix runs here (``FAST``, six notebook runs, about three minutes on the
-2-core machine): the desk model on 01 (its ``count_tokens`` column) and 06 (the API levers), and four
+2-core machine): the offline model on 01 (its ``count_tokens`` column) and 06 (the API levers), and four
 misbehaving models that each end a run early or strangely -- answering at once (03), an empty summary
 (04), a summary longer than the desk (05), random choices (02) -- so every lesson meets at least one.
-The whole matrix -- every lesson x {desk model, each of the eight misbehaving models}, and every exercise
-solution x the desk model -- runs in ``make bench`` (``python -m benchmarks.notebook_matrix``). Two
+The whole matrix -- every lesson x {offline model, each of the eight misbehaving models}, and every exercise
+solution x the offline model -- runs in ``make bench`` (``python -m benchmarks.notebook_matrix``). Two
 notebooks run at a time, each with its own server: a notebook spends much of its time waiting on its
 kernel, so two share the two cores well.
 """

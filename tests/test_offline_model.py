@@ -1,4 +1,4 @@
-"""The offline desk model decides from what it is sent -- each rule tested on a context built by hand."""
+"""The offline model decides from what it is sent -- each rule tested on a context built by hand."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The desk server: the real ``anthropic`` SDK and ``ClaudeModel`` over HTTP to the offline desk model.
+"""The desk server: the real ``anthropic`` SDK and ``ClaudeModel`` over HTTP to the offline model.
 
 HOME is a temporary folder (the SDK reads profiles from ~/.config/anthropic) and ANTHROPIC_BASE_URL
 points at the server on 127.0.0.1, so nothing here can reach Anthropic's servers.
@@ -26,7 +26,7 @@ from stage.tasks import file_reading_task
 
 @pytest.fixture
 def server(monkeypatch, tmp_path):
-    """Here the server answers with the desk model (stage.offline_server), not canned replies."""
+    """Here the server answers with the offline model (stage.offline_server), not canned replies."""
     yield from serving(OfflineServer(), monkeypatch, tmp_path)
 
 
@@ -120,7 +120,7 @@ def test_compaction_lever_returns_a_block_that_stands_in_for_the_past(monkeypatc
         for b in m["content"]
         if b.get("type") == "compaction"
     ]
-    assert blocks and all(b["content"] for b in blocks)  # the desk model wrote the summary
+    assert blocks and all(b["content"] for b in blocks)  # the offline model wrote the summary
     assert run.stopped in {"answered", "max_laps"}
 
 

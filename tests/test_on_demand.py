@@ -14,7 +14,7 @@ FIX = "UPDATE users SET email = lower(email);"
 
 
 class Recording(OfflineModel):
-    """The desk model, keeping a copy of every summary prompt it is sent."""
+    """The offline model, keeping a copy of every summary prompt it is sent."""
 
     def reply(self, system, messages, tools, max_tokens=1024):
         last = messages[-1]["content"] if messages else ""

@@ -1,6 +1,6 @@
 """The lesson phenomena on real libraries: released source, one pending SQL file, a request in the user's words.
 
-Nothing in these codebases was written for the desk model: no marker comment points at the bug, files run to
+Nothing in these codebases was written for the offline model: no marker comment points at the bug, files run to
 hundreds of lines, and the request names the symptom the way a user would (the error they saw). The model must
 search for what the request names, read around the hits, and apply the fix the workspace holds.
 

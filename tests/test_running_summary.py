@@ -23,7 +23,7 @@ CLEAN_STOPS = {"answered", "overflow", "compaction_failed", "max_laps"}
 
 
 class Recording:
-    """The desk model, keeping every summary prompt it was asked (to see which prompt the retry used)."""
+    """The offline model, keeping every summary prompt it was asked (to see which prompt the retry used)."""
 
     def __init__(self, window):
         self.inner = OfflineModel(window=window)

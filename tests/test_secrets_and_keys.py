@@ -18,9 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 def test_without_a_key_the_offline_model_is_picked_and_named():
     model = pick_model()
     assert isinstance(model, OfflineModel)
-    assert "offline desk model" in describe_model(model) and "ANTHROPIC_API_KEY" in describe_model(
-        model
-    )
+    assert "offline model" in describe_model(model) and "ANTHROPIC_API_KEY" in describe_model(model)
 
 
 def test_the_key_never_leaks_into_laps_transcripts_or_errors(server, tmp_path, capsys):

@@ -1,6 +1,6 @@
 """Every lever end to end: the real ``anthropic`` SDK, over HTTP, to the local desk server, on the class task.
 
-The desk server plays Claude's API with the offline desk model (``stage/offline_server.py``), so these runs
+The desk server plays Claude's API with the offline model (``stage/offline_server.py``), so these runs
 show what each lever does to the desk and the bill without a key. Its threshold minimum is lowered to
 1,000 tokens (the API's is 50,000) so the small class task reaches it. The tests that run the whole task
 (one to four runs each, a second or two apiece) are in the integration tier (``make test``); what the
@@ -161,7 +161,7 @@ def test_at_a_threshold_with_a_pause_the_tail_is_put_back_after_the_block(desk, 
 
 @RUNS
 def test_instructions_replace_the_servers_summary_prompt(desk):
-    """A vague prompt in place of the default one: the desk model writes the gist, and the rule is lost."""
+    """A vague prompt in place of the default one: the offline model writes the gist, and the rule is lost."""
     vague = lever_run(desk, server_compaction(3_000, instructions="Be brief.")).model.compactions
     default = lever_run(desk, server_compaction(3_000)).model.compactions
     rule = "never touch production"

@@ -17,9 +17,9 @@ fails on (when there is one), and a hint.
 
 How a check knows the right answer: never by running a copy of the solution. It judges by properties
 (what must hold of any right answer), by cases it built so that it knows their outcome, and by runs of
-the offline desk model that it makes itself. So nothing in this folder answers a task for you.
+the offline model that it makes itself. So nothing in this folder answers a task for you.
 
-The checks always use the offline desk model, even when ANTHROPIC_API_KEY is set: a verdict must not
+The checks always use the offline model, even when ANTHROPIC_API_KEY is set: a verdict must not
 depend on which model answered, or on the network.
 
 Left out: grades and scores; a time limit where signals cannot reach (a thread other than the main one,
@@ -83,9 +83,7 @@ GOALS = [
 def hello() -> None:
     """The setup line every exercise notebook prints first."""
     show(describe_model())
-    show(
-        "The checks always use the offline desk model, so every verdict is the same on every machine."
-    )
+    show("The checks always use the offline model, so every verdict is the same on every machine.")
 
 
 def show(text: str, indent: str = "") -> None:

@@ -2,9 +2,9 @@
 
 Whether your CLAUDE.md holds the standing rule is decided the honest way: the check writes it as the
 CLAUDE.md of a temporary copy of the codebase, loads it with ``harness.memory`` (its ``@`` imports
-too) into session two's system prompt, runs the offline desk model, and looks where the fix went
+too) into session two's system prompt, runs the offline model, and looks where the fix went
 (``run.database_target``). So a rule the offline model cannot read fails, and the hint says that this is
-the offline model's limit (exercises/README.md, "The offline desk model", lists the wordings it reads).
+the offline model's limit (exercises/README.md, "The offline model", lists the wordings it reads).
 
 What it counts before any run: the lines (at most four), the tokens of the memory AND of every file it
 imports, every file or folder it names and every marker it quotes (each must exist in the codebase),
@@ -52,7 +52,7 @@ from .promote_cases import (
 from .search import hunt
 
 TIGHT_CAP = 30  # tokens: the squeezed memory of task 3
-README = "exercises/README.md, 'The offline desk model'"
+README = "exercises/README.md, 'The offline model'"
 GREENHOUSE = REPO_ROOT / "workspaces" / "greenhouse"
 
 

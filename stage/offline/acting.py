@@ -1,4 +1,4 @@
-"""How the desk model ends a task: it answers, or it runs the fix -- never a fix it cannot explain.
+"""How the offline model ends a task: it answers, or it runs the fix -- never a fix it cannot explain.
 
 * ``answer``: "Done. The cause: ..." -- and, when the request asks for defects, every other one in view.
 * ``apply``: the statement is one the workspace gives (a pending file's, a named script's, the cause

@@ -1,4 +1,4 @@
-"""Context rot, as a labelled SIMULATION for the desk model -- not a measurement of any real model.
+"""Context rot, as a labelled SIMULATION for the offline model -- not a measurement of any real model.
 
 Left out: everything real models actually do; see ``ContextRot``.
 """
@@ -15,7 +15,7 @@ class ContextRot:
     """A SIMULATION of context rot -- not a measurement of any real model.
 
     Practitioners report that a very full context is recalled less reliably than a roomy one,
-    worst for what sits far from the end. This knob imitates that in the desk model, so the class
+    worst for what sits far from the end. This knob imitates that in the offline model, so the class
     can watch the effect: when a request fills more than ``starts_at`` of the window, each line of
     text (a note, a rule, a summary line) and each tool result may slip out of what the model sees.
     The chance grows with fullness and with distance from the end:
@@ -30,7 +30,7 @@ class ContextRot:
     place, at 90 %.
     Left out: everything real models actually do. The opening request (pinned at the start, and
     the part practitioners find best recalled) and the newest message are spared, and so are the
-    harness's own ``[...]`` header lines, so the desk model can still tell a summary from a remark.
+    harness's own ``[...]`` header lines, so the offline model can still tell a summary from a remark.
     """
 
     def __init__(self, starts_at: float = 0.6, strength: float = 0.9, seed: int = 0):

@@ -1,4 +1,4 @@
-"""Sub-agents: when the desk model hands a folder to a sub-agent, and how it works as one.
+"""Sub-agents: when the offline model hands a folder to a sub-agent, and how it works as one.
 
 * **Handing out.** When a ``delegate`` tool is among the tools it is sent and the goal's scope holds more
   than ``DELEGATE_ABOVE`` files, it does not read them itself: it hands out one folder at a time ("Read every

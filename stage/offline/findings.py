@@ -1,4 +1,4 @@
-"""What the desk model jots down about a file it reads: the cause, the fix, things noticed in passing.
+"""What the offline model jots down about a file it reads: the cause, the fix, things noticed in passing.
 
 * **The cause** is the statement that matches the request most (``locating.weigh``: its quoted text,
   identifiers and distinctive words, and what the line does -- ``lines.kinds``). Code and comments compete

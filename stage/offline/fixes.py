@@ -1,4 +1,4 @@
-"""The fix: only one the workspace offers -- the desk model never writes SQL of its own.
+"""The fix: only one the workspace offers -- the offline model never writes SQL of its own.
 
 * a SQL file whose comments say it has not run yet ("pending", "not applied", "not run yet" -- any naming
   scheme, any folder): ``is_pending``; its statements are ``sql_body``

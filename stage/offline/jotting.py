@@ -1,4 +1,4 @@
-"""What the desk model writes in its notes: what it just noticed, the user's decisions, its to-do line.
+"""What the offline model writes in its notes: what it just noticed, the user's decisions, its to-do line.
 
 * ``fresh_notes``: the facts of the newest file read (or sub-agent report) -- ``Cause:``, ``Lead:``, ``Fix:``,
   ``Noticed:`` lines, jotted once, when the read comes in -- and a ``Decision:`` line for a decision the user

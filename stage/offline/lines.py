@@ -1,4 +1,4 @@
-"""What kind of line the desk model is looking at: code that acts, a definition, or prose about the code.
+"""What kind of line the offline model is looking at: code that acts, a definition, or prose about the code.
 
 An agent hunting the cause of a symptom looks first at the lines that *do* something -- raise an error,
 return or compare a value, assign one -- and only then at the text that talks about them. ``kinds(lines)``

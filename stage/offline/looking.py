@@ -1,4 +1,4 @@
-"""How the desk model looks for the cause before, and after, reading file by file -- as an agent greps.
+"""How the offline model looks for the cause before, and after, reading file by file -- as an agent greps.
 
 1. **A file the request names** (``parser.py``, ``svc/export.py``) is read first, all of it, part by part.
 2. **Lookups** (``locating.lookups``): the quoted error text is searched for first (when nothing holds it,

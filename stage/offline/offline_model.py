@@ -1,4 +1,4 @@
-"""The offline desk model: a small rule-based stand-in for an LLM, so the class runs with no key.
+"""The offline model: a small rule-based stand-in for an LLM, so the class runs with no key.
 
 It is NOT a language model and does not pretend to be one. It follows a handful of rules, and
 every rule looks only at the context it is sent -- the system prompt and the message array.

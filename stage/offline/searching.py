@@ -1,4 +1,4 @@
-"""What the desk model has found, whether that settles the question, and where reading goes on.
+"""What the offline model has found, whether that settles the question, and where reading goes on.
 
 ``known`` gathers the cause and the fix from everything in view (fact lines in notes and summaries, files
 on the desk, sub-agents' reports) and keeps the best of each, so a later, better candidate wins.

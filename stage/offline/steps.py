@@ -1,4 +1,4 @@
-"""The desk model's next call: its options, best first, and the checks every call must pass.
+"""The offline model's next call: its options, best first, and the checks every call must pass.
 
 Each lap it goes down this list and makes the first call that passes the checks:
 

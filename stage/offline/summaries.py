@@ -1,4 +1,4 @@
-"""How the desk model writes a summary: only the sections asked for, within the length allowed.
+"""How the offline model writes a summary: only the sections asked for, within the length allowed.
 
 ``summary_request(messages)`` spots a request to summarize or fold (a prompt holding a
 ``<transcript>`` or ``<events>`` block); ``write_summary(instruction, material)`` writes it:

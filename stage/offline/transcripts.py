@@ -1,4 +1,4 @@
-"""How the desk model reads what it is asked to summarize: a transcript, or an old summary with new events.
+"""How the offline model reads what it is asked to summarize: a transcript, or an old summary with new events.
 
 ``gather(material)`` turns the material into ``(kind, line, salience)`` items -- the goal, the standing
 rules, corrections and decisions the user stated, the fact lines of notes and reads (``findings``), the

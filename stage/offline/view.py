@@ -1,9 +1,9 @@
-"""What the desk model sees: the request, the rules, its notes, the files on the desk.
+"""What the offline model sees: the request, the rules, its notes, the files on the desk.
 
 ``View.read(system, messages, tools)`` sorts one request into the kinds of things the offline model
 looks for. Rules are read by ``rules``, findings in files by ``findings``, corrections by
 ``corrections``; the targets an action may go to come from the tools it was sent.
-Everything here is plain text matching -- the desk model's whole "understanding".
+Everything here is plain text matching -- the offline model's whole "understanding".
 
 Left out: anything a real model would infer (see each module's list of what it misses).
 """

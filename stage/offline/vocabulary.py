@@ -1,4 +1,4 @@
-"""The words of a goal: what the desk model counts as the request's own vocabulary.
+"""The words of a goal: what the offline model counts as the request's own vocabulary.
 
 ``words`` cuts a text into content words (five letters, so 'emails' meets 'email'); ``relation`` counts the
 words two texts share, leaving out the boilerplate every request has ("find the cause", "apply the fix");

@@ -15,7 +15,9 @@ puts the start back, and returns, as JSON, a line for each change:
   `sys.path_importer_cache`, and any function or method of importlib's loaders and finders replaced, so
   the grader's checks load from the grader's files and nowhere else;
 - the rest of what runs a graded cell and reports its result: builtins, the shell's, kernel's and
-  session's methods (on the object or its class), trace and profile functions, event callbacks;
+  session's methods (on the object or its class), trace and profile functions, event callbacks, the
+  shell's custom exception handler and the exceptions it answers (one is allowed: the NameError handler
+  the workbook's own checks install, exercises/checks/in_notebook.py, read from the trusted files);
 - what it can only report: threads the answers started and left running, and functions or modules of
   the workbook (harness, stage, exercises) that now come from a cell or from the submission's own files.
 
@@ -122,12 +124,28 @@ def _context_desk_make_guard(nonce, trusted_folders):
     pristine_callbacks = {event: list(cbs) for event, cbs in shell.events.callbacks.items()}
     pristine_threads = {t.ident for t in threading.enumerate()}
     pristine_user_builtins = shell.user_ns.get("__builtins__")
+    # Which exceptions the shell's CustomTB answers: a tuple, so not among the callables above.
+    pristine_handled = {"exceptions": shell.custom_exceptions}
 
     # ---- each call: compare, put back, say ------------------------------------------------------------
+
+    def workbook_handler(where: str, name: str, value) -> bool:
+        """The exception handler the workbook's own checks install (IPython's set_custom_exc wraps
+        exercises/checks/in_notebook.py's): the shell's CustomTB, every function it closes over from
+        Python, IPython or the workbook's installed files, none from a cell or the submission."""
+        if where != "the shell" or name != "CustomTB":
+            return False
+        closure = getattr(getattr(value, "__func__", None), "__closure__", None) or ()
+        inside = [cell.cell_contents for cell in closure if callable(cell.cell_contents)]
+        return bool(inside) and not any(from_outside(thing) for thing in inside)
 
     def put_back_names(where: str, owner, now: dict, before: dict, found: list) -> None:
         for name, value in now.items():
             if name in before and before[name] is value:
+                continue
+            if name in before and workbook_handler(where, name, value):
+                before[name] = value  # the checks' own "run this cell first" handler: kept
+                pristine_handled["exceptions"] = shell.custom_exceptions
                 continue
             if name not in before and not from_outside(value):
                 continue  # something Python or a library added, such as a lazily imported module
@@ -192,6 +210,9 @@ def _context_desk_make_guard(nonce, trusted_folders):
                 if callback not in pristine_callbacks.get(event, []) and from_outside(callback):
                     found.append(f"a {event} callback was registered: {callback!r}")
                     callbacks.remove(callback)
+        if shell.custom_exceptions != pristine_handled["exceptions"]:
+            found.append(f"the shell's custom exceptions became {shell.custom_exceptions!r}")
+            shell.custom_exceptions = pristine_handled["exceptions"]
         if shell.user_ns.get("__builtins__") is not pristine_user_builtins:
             found.append("the notebook's __builtins__ was replaced")
             shell.user_ns["__builtins__"] = pristine_user_builtins

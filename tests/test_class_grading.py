@@ -377,9 +377,23 @@ def compact_points(per_check):
 # ---- the grades ------------------------------------------------------------------------------------------
 
 
+def errors_in(graded, name) -> str:
+    """What the graded notebook printed as errors: the reason a check lost its point."""
+    path = graded["course"] / "autograded" / name / ASSIGNMENT / NOTEBOOK
+    if not path.exists():
+        return f"no autograded notebook at {path}; autograde said:\n{graded['autograde'][-3000:]}"
+    book = nbformat.read(path, as_version=4)
+    return "\n".join(
+        f"{o.get('ename')}: {o.get('evalue')}"
+        for cell in book.cells
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "error"
+    )
+
+
 def test_the_solution_gets_full_marks(graded):
     score, max_score, per_check = graded["scores"][ADA]
-    assert max_score >= 4 and score == max_score, per_check
+    assert max_score >= 4 and score == max_score, (per_check, errors_in(graded, ADA))
 
 
 def test_a_wrong_compact_loses_exactly_its_point(graded):

@@ -90,6 +90,19 @@ CHEATS = [
         True,
     ),
     (
+        "a custom exception handler that swallows failed asserts",
+        "get_ipython().set_custom_exc((AssertionError,), lambda *a, **k: [])",
+        "the shell.CustomTB was replaced",
+        True,
+    ),
+    (
+        "a handler of the cell's own for NameError, where the checks install theirs",
+        "def quiet(shell, etype, value, tb, tb_offset=None):\n    return []\n"
+        "get_ipython().set_custom_exc((NameError,), quiet)",
+        "the shell.CustomTB was replaced",
+        True,
+    ),
+    (
         "a trace function",
         "import sys\ndef tracer(frame, event, arg):\n    return None\nsys.settrace(tracer)",
         "a trace or profile function was set",

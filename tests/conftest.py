@@ -31,16 +31,48 @@ CLASS_TOOLS = (
 )  # what `make class-deps` adds to `make lab`'s
 
 
+# `make test` runs on both cores (pytest-xdist, --dist loadgroup). Tests that share something outside
+# their own tmp_path go to one worker, one after the other:
+#   class     -- the class server installed at /srv/context-desk-testbed, the test accounts (cdgrade_...)
+#   executed  -- the lessons' recorded runs in build/executed/ (tools.executed): written once, then read;
+#                the rehearsal clock times each cell from them, so they are not run beside each other
+#   browser   -- Chromium and a JupyterLab or deck server each: one at a time keeps their timeouts honest
+EXECUTED = {
+    "test_break_even.py",
+    "test_class_agent.py",
+    "test_class_pieces.py",
+    "test_lesson04_bill.py",
+    "test_lesson_width.py",
+    "test_rehearsal_and_views.py",
+}
+
+
+def shared_group(item) -> str | None:
+    """The xdist group of a test that shares something outside its tmp_path, or None."""
+    name = item.path.name
+    if name in EXECUTED:
+        return "executed"
+    if name.startswith("test_class_"):
+        return "class"
+    if item.get_closest_marker("browser"):
+        return "browser"
+    return None
+
+
 def pytest_collection_modifyitems(items):
     """A browser test is an integration test too: it starts JupyterLab or a deck in Chromium.
 
     A test marked ``class_tools`` is skipped, with one line saying why, where `make class-deps` has not run.
+    Tests that share a resource get an ``xdist_group`` (see ``shared_group``).
     """
     missing = [name for name in CLASS_TOOLS if importlib.util.find_spec(name) is None]
     needs_tools = pytest.mark.skip(
         reason=f"needs the class tools ({', '.join(missing)} missing): run `make class-deps`"
     )
     for item in items:
+        group = shared_group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
         if item.get_closest_marker("browser") and not item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.integration)
         if missing and item.get_closest_marker("class_tools"):

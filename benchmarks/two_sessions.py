@@ -60,7 +60,7 @@ def session_two(
 
 def row(label: str, run: Run, memory: Memory | None) -> dict:
     """One line of the table, read off a finished run."""
-    per_turn = memory.tokens_per_turn if memory else 0
+    per_turn = memory.tokens_per_lap if memory else 0
     return {
         "session": label,
         "laps": len(run.laps),

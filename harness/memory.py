@@ -79,7 +79,7 @@ class Memory:
         return "\n\n".join([MEMORY_HEADER] + blocks) if blocks else ""
 
     @property
-    def tokens_per_turn(self) -> int:
+    def tokens_per_lap(self) -> int:
         """Tokens memory adds to every request (every lap). Example: the workspace's file -> 105"""
         return (self.meter or Meter()).text(self.text) if self.text else 0
 
@@ -91,8 +91,8 @@ class Memory:
             for f in self.files
         ]
         total = (
-            f"{'total':<8}{self.tokens_per_turn:>6}  "
-            f"tokens on every turn (budget {self.budget} per file)"
+            f"{'total':<8}{self.tokens_per_lap:>6}  "
+            f"tokens on every lap (budget {self.budget} per file)"
         )
         notes = [f"- {m}" for m in self.messages]
         return "\n".join([f"{'level':<8}{'tokens':>6}  file", *rows, total, *notes])
@@ -220,7 +220,7 @@ class _Loader:
         if tokens > self.memory.budget:
             self.say(
                 f"{path} is {tokens} tokens, over the {self.memory.budget}-token budget. "
-                "It is sent on every turn: keep it short, "
+                "It is sent on every lap: keep it short, "
                 "and move details into files the agent can read when needed."
             )
         for name in imports_in(text):

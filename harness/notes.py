@@ -85,7 +85,7 @@ def memory_costs(
     every = read_notes(folder)
     chosen = recall(folder, request, k)
     return {
-        "always loaded": memory.tokens_per_turn,
+        "always loaded": memory.tokens_per_lap,
         "all notes": meter.text(recalled_section(every)) if every else 0,
         "recalled": meter.text(recalled_section(chosen)) if chosen else 0,
         "recalled notes": [n.path.name for n in chosen],

@@ -785,7 +785,7 @@ def notebook_beside_desk() -> Figure:
     with_memory = run(ThreeZoneCompaction(), system=system_prompt(memory), request=GOAL)
     without = run(ThreeZoneCompaction(), request=GOAL)
     record = with_memory.laps[0]
-    cost = memory.tokens_per_turn
+    cost = memory.tokens_per_lap
 
     figure = new_figure(13, 6.8)
     figure.suptitle(

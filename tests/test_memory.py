@@ -46,7 +46,7 @@ def test_levels_load_in_order_user_project_local(tmp_path, meter):
     assert text.startswith(MEMORY_HEADER)
     assert text.index("short answers") < text.index("pytest") < text.index("staging URL")
     assert all(f.tokens > 0 for f in memory.files)
-    assert memory.tokens_per_turn > sum(f.tokens for f in memory.files)
+    assert memory.tokens_per_lap > sum(f.tokens for f in memory.files)
 
 
 def test_missing_files_are_fine_and_said_once(tmp_path, meter):
@@ -56,7 +56,7 @@ def test_missing_files_are_fine_and_said_once(tmp_path, meter):
         local=tmp_path / "CLAUDE.local.md",
         meter=meter,
     )
-    assert memory.files == [] and memory.tokens_per_turn == 0
+    assert memory.files == [] and memory.tokens_per_lap == 0
     assert len(memory.messages) == 3 and all("nothing loaded" in m for m in memory.messages)
     assert system_prompt(memory) == SYSTEM_PROMPT
 
@@ -195,7 +195,7 @@ def test_memory_costs_its_section_on_every_request(tmp_path, meter):
     """Worked example: the section sent with every request is the header plus the file."""
     memory = only_project(write(tmp_path / "CLAUDE.md", RULE_LINE), meter)
     per_turn = meter.text(MEMORY_HEADER + "\n\n## project: CLAUDE.md\n" + RULE_LINE)
-    assert memory.tokens_per_turn == per_turn
+    assert memory.tokens_per_lap == per_turn
     assert "total" in memory.describe() and "CLAUDE.md" in memory.describe()
 
 

@@ -33,7 +33,7 @@ def test_recall_pulls_only_the_relevant_notes(tmp_path, meter):
     memory = only_project(write(tmp_path / "CLAUDE.md", RULE_LINE), meter)
     costs = memory_costs(memory, notes, "Users whose emails cannot log in.", meter=meter)
     assert 0 < costs["recalled"] < costs["all notes"]
-    assert costs["always loaded"] == memory.tokens_per_turn
+    assert costs["always loaded"] == memory.tokens_per_lap
     assert costs["recalled notes"] == ["email-login-bug.md"]
     assert "email addresses" in system_prompt(memory, recalled=found)
 

@@ -54,12 +54,13 @@ def shared_group(item) -> str | None:
         return "executed"
     if name.startswith("test_class_"):
         return "class"
-    if item.get_closest_marker("browser"):
-        return "browser"
+    if name == "test_slides.py" or item.get_closest_marker("browser"):
+        return "browser"  # test_slides.py builds the decks' slides/node_modules once, for all its tests
     return None
 
 
-def pytest_collection_modifyitems(items):
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
     """A browser test is an integration test too: it starts JupyterLab or a deck in Chromium.
 
     A test marked ``class_tools`` is skipped, with one line saying why, where `make class-deps` has not run.
@@ -71,8 +72,11 @@ def pytest_collection_modifyitems(items):
     )
     for item in items:
         group = shared_group(item)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+        if group and config.getoption("loadgroup", default=False):
+            # What pytest-xdist's worker does for an xdist_group mark under --dist loadgroup: the
+            # group's name after an "@" in the test's id, which its scheduler reads. Its own hook is
+            # not called under pytest 9 (an undecorated hook method), so it is done here.
+            item._nodeid = f"{item.nodeid}@{group}"
         if item.get_closest_marker("browser") and not item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.integration)
         if missing and item.get_closest_marker("class_tools"):

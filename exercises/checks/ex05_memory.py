@@ -95,10 +95,10 @@ def check_memory(memory, budget) -> bool:
     """Checks MEMORY and MEMORY_BUDGET, the rules as the task states them:
 
     - MEMORY is one string of at most four lines; MEMORY_BUDGET a whole number of tokens, at most 150.
-    - MEMORY, and every file it imports with `@path`, come to at most MEMORY_BUDGET tokens (cl100k): an imported file is sent on every lap too.
-    - Every file or folder it names exists in the codebase (not elsewhere in the repository), an `@path` import points at a file inside it, and a marker it quotes in backticks (`-- ...`) is one the codebase's files hold.
-    - No diary: what is always true (rules, where things live), not what happened -- no line with I or we did, yesterday, today, last session or session one, none that starts with found, fixed, ran, tried, ..., and none that says what was done (the bug was fixed, 003 has been applied).
-    - Your own words: lines of the workspace's own CLAUDE.md, even with their words shuffled, padded or joined together, are refused.
+    - MEMORY and every file it imports with `@path` come to at most MEMORY_BUDGET tokens (cl100k).
+    - It names only files, folders and `-- ...` markers the codebase really has, and imports only its files.
+    - No diary: what is always true (rules, where things live), not what happened (I or we did, yesterday, today, session one, fixed, ran, the bug was fixed, ...).
+    - Your own words: the workspace's own CLAUDE.md, reshuffled, padded or joined, is refused.
     - Session two, on three wordings of the request, reads fewer files than without memory and runs the fix on staging.
     """
 

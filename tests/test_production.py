@@ -101,3 +101,26 @@ def test_the_pause_is_printed_for_every_compaction_and_nothing_else(folder, at, 
     compacted = [lap.number for lap in run.laps if lap.kind == Did.COMPACT]
     assert [int(line.split(":")[0].split()[1]) for line in printed] == compacted
     assert at in compacted or not any(lap.number == at for lap in run.laps)
+
+
+@pytest.mark.parametrize("folder", WORKSPACES, ids=lambda p: p.name)
+def test_a_bloated_memory_costs_every_lap_of_session_two(folder, tmp_path):
+    """05's checkpoint: the four lines plus a diary and a whole source file. Every lap carries the extra
+    tokens, so session two's desk is bigger from its first lap and its bill higher, with the fix landing
+    where the workspace's own memory sends it."""
+    plain = workspace_task(folder)
+    goal = plain.request.replace(plain.rule, "").strip()
+    own = folder / "CLAUDE.md"
+    biggest = max(
+        (p for p in folder.rglob("*") if p.is_file() and p.suffix in (".py", ".js", ".sql")),
+        key=lambda p: p.stat().st_size,
+    )
+    bloated = tmp_path / "CLAUDE.md"
+    diary = "\n## Today\n- tried the obvious file first; nothing there\n"
+    bloated.write_text(
+        own.read_text(encoding="utf-8") + diary + biggest.read_text(encoding="utf-8")
+    )
+    short, long = (session(folder, goal, system=load_claude_md(path)) for path in (own, bloated))
+    assert long.laps[0].assembled_tokens > short.laps[0].assembled_tokens
+    assert sum(lap.billed_input for lap in long.laps) > sum(lap.billed_input for lap in short.laps)
+    assert long.database_target == short.database_target

@@ -7,8 +7,9 @@ file, that name is a **pointer**: one read of the file brings the detail back. A
 conversation held (a decision, its reason) has no such pointer.
 
 * ``passing_detail(run)`` -- the first thing the agent noted in passing, from its own notes in the run;
-* ``the_loss(run, detail)`` -- whether the run's last card kept the detail, and if not, whether it still
-  names the file (a pointer) or nothing leads back; with a pointer, it makes the read an agent would
+* ``the_loss(run, detail)`` -- whether the run's last card kept the detail (or it came after that card and
+  is still on the desk word for word), and if not, whether the card still names the file (a pointer)
+  or nothing leads back; with a pointer, it makes the read an agent would
   make (``reread``): the detail's line, read from the workspace again with the agent's own tool.
 
 Left out: an agent that decides by itself to follow the pointer (the offline model follows pointers to
@@ -60,6 +61,10 @@ def the_loss(run: Run, detail: str | None) -> str:
         return "no card: this run never compacted."
     if detail in card:
         return "kept in the card."
+    if on_the_last_desk(
+        run, detail
+    ):  # noticed after the last card was written: nothing to lose yet
+        return "not summarized yet: still on the desk, word for word."
     path, number = detail.split(":")
     if not _names(card, path):
         return f"dropped, without a word, and the card never names {path}: nothing leads back."
@@ -69,6 +74,17 @@ def the_loss(run: Run, detail: str | None) -> str:
     return (
         f"dropped, without a word; the card still names {path}, and one read brings line {number} "
         f"back: {line}"
+    )
+
+
+def on_the_last_desk(run: Run, detail: str) -> bool:
+    """Whether the detail is on the run's last desk outside any summary (a note or a read still there)."""
+    last = run.laps[-1] if run.laps else None
+    if last is None:
+        return False
+    zones = last.zones or [""] * len(last.sent)
+    return any(
+        detail in text_of(message) for message, zone in zip(last.sent, zones) if zone != "summary"
     )
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from harness.compaction import ThreeZoneCompaction
 from harness.laps import Did, Lap, Run
 from harness.loop import run_agent
+from harness.messages import assistant, text_of, user
 from harness.model import CLASS_WINDOW
 from harness.tools import WORKSPACE, Toolbox
 from stage.loss import last_card, passing_detail, reread, the_loss
@@ -51,6 +52,8 @@ def test_what_the_sentence_says_is_what_the_card_holds(folder, words):
         assert "never compacted" in said
     elif detail in card:
         assert said == "kept in the card."
+    elif said.startswith("not summarized yet"):  # on the last desk, word for word, outside the card
+        assert any(detail in text_of(m) for m in run.laps[-1].sent)
     else:
         assert said.startswith("dropped, without a word")
         if "still names" in said:  # a pointer: the read brings the very line back
@@ -70,9 +73,19 @@ def test_the_class_task_loses_its_passing_note_under_a_tight_card():
     assert roomy.stopped == tight.stopped == "answered"  # silent: the run ends the same way
 
 
-def fake_run(card: str) -> Run:
+def fake_run(card: str, still_sent: str = "") -> Run:
     lap = Lap(number=5, raw_tokens=100, assembled_tokens=50, kind=Did.COMPACT, summary=card)
+    if still_sent:  # the last desk: the card, then a note written after it
+        lap.sent = [user(card), assistant([{"type": "text", "text": still_sent}])]
+        lap.zones = ["summary", "tail"]
     return Run(history=[], laps=[lap], toolbox=Toolbox())
+
+
+def test_a_detail_noticed_after_the_last_card_is_not_called_dropped():
+    note = "Noticed: app/db.py:25 (rows_to_csv) — NOTE: starts at 1"
+    run = fake_run("Files read: app/db.py", still_sent=note)
+    assert the_loss(run, "app/db.py:25").startswith("not summarized yet")
+    assert "still names" in the_loss(fake_run("Files read: app/db.py"), "app/db.py:25")
 
 
 FILES = sorted(

@@ -2,7 +2,8 @@
 
 Checked on what the class reads in each lesson's core: its markdown, links and instructor notes aside
 (a link names the lesson it points to; a note is for the instructor), and its code comments and printouts
-(the strings in its code). 03 introduces at most eight words. Left out: the Deeper parts, which come after
+(the strings in its code). 03 introduces at most nine words (the eighth and ninth: the template, and *hydrate*, the half of
+compaction that splices the card back). Left out: the Deeper parts, which come after
 the whole morning in a self-study reading.
 """
 
@@ -68,9 +69,9 @@ def test_no_lesson_uses_a_word_before_it_is_introduced(number):
     assert early == [], f"lesson {number:02d} uses {early} before the lesson that introduces them"
 
 
-def test_lesson_03_introduces_at_most_eight_words():
+def test_lesson_03_introduces_at_most_nine_words():
     new = [term for term, lesson in glossary().items() if lesson == 3]
-    assert len(new) <= 8, new
+    assert len(new) <= 9, new
 
 
 def test_the_checker_finds_an_early_word():

@@ -2,7 +2,7 @@
 
 The pictures: the dashboard's (``stage.picture.Picture``, also ``live_plot``'s) at every lap of every
 strategy on the class task, at the normal and the projector scale; and the plot functions the lessons call,
-as they call them -- ``plot_tokens`` for one run and for several (05's two sessions), ``draw_desk`` at the
+as they call them -- ``plot_tokens`` for one run and for several (05's four sessions), ``draw_desk`` at the
 laps the lessons show, 04's bill race. For each:
 
 1. no text is cut short with "…" in its first 40 characters (a shorter form drops the detail, after the
@@ -24,12 +24,14 @@ from matplotlib.text import Text
 from harness.loop import run_agent
 from harness.memory import PROJECT_MEMORY
 from harness.model import CLASS_WINDOW
+from harness.promote import promote
 from harness.prompts import SYSTEM_PROMPT
 from harness.running_summary import RunningSummary
 from harness.strategies import STRATEGIES
 from harness.tokens import Meter
 from stage.offline import OfflineModel
 from stage.pieces import class_piece
+from stage.production import last_summary
 from stage.picture import Picture
 from stage.plots import draw_desk, plot_tokens, shorter_forms, threshold_tokens
 from stage.tasks import GOAL, file_reading_task
@@ -195,31 +197,36 @@ def test_several_runs_each_line_named_once(runs):
     check(fig, "three runs")
 
 
-def test_lesson_05s_two_sessions_each_line_named_once():
-    """05 draws session two without memory and with the class's loader: four lines, four names."""
+def test_lesson_05s_sessions_each_line_named_once(tmp_path):
+    """05 draws session one and session two three ways (no memory, the promoted rule, the four lines):
+    eight lines, eight names, and the window."""
     meter = Meter()
 
-    def session(request, system=SYSTEM_PROMPT):
+    def session(request, system=SYSTEM_PROMPT, remarks=None):
         model = OfflineModel(window=CLASS_WINDOW, meter=meter)
-        return run_agent(request, model, context=RunningSummary(), system=system, meter=meter)
+        return run_agent(
+            request, model, context=RunningSummary(), system=system, meter=meter, remarks=remarks
+        )
 
     loader = class_piece("load_claude_md", {}, quiet=True)
-    two = {"no memory": session(GOAL), "your loader": session(GOAL, loader(PROJECT_MEMORY))}
+    late = file_reading_task(rule_at_lap=3)
+    one = session(late.request, remarks=late.remarks)
+    promoted = tmp_path / "CLAUDE.md"
+    assert promote(last_summary(one), promoted), "the minutes carried no rule to promote"
+    two = {
+        "no memory": session(GOAL),
+        "promoted": session(GOAL, loader(promoted)),
+        "four lines": session(GOAL, loader(PROJECT_MEMORY)),
+    }
+    laps = {"session one": one.laps}
+    laps.update({f"two, {name}": run.laps for name, run in two.items()})
     fig = figure(11.5, 5.2)
     ax = fig.subplots()
-    plot_tokens(
-        {f"session two, {name}": run.laps for name, run in two.items()}, window=CLASS_WINDOW, ax=ax
-    )
+    plot_tokens(laps, window=CLASS_WINDOW, ax=ax)
     check(fig, "05's sessions")
     labels = sorted(t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("label-for:"))
-    assert labels == [
-        "no memory (raw)",
-        "no memory (sent)",
-        "window",
-        "your loader (raw)",
-        "your loader (sent)",
-    ]
-    assert ax.get_title(loc="left") == "session two", "the words the labels share are the title"
+    names = ["session one", "two, no memory", "two, promoted", "two, four lines"]
+    assert labels == sorted([f"{n} ({k})" for n in names for k in ("raw", "sent")] + ["window"])
 
 
 def test_lesson_04s_bill_race():

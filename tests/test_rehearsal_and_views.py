@@ -115,6 +115,30 @@ def test_the_boxes_are_seed_001s_plan():
     assert len(knot) == 1 and knot[0].span == "8:55–9:00"
 
 
+def in_class_words(numbers: list[int]) -> str:
+    """How a deck's last note names the tasks done in class. Example: [1, 2, 3] -> "tasks 1 to 3" """
+    if len(numbers) == 1:
+        return f"task {numbers[0]}"
+    return f"tasks {numbers[0]} to {numbers[-1]}"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_each_decks_last_note_says_what_the_exercise_table_puts_in_class(path):
+    """The closing note sends the room to the exercise only when its table has tasks in class, and names
+    them; a lesson whose exercise is all after class says so (deck 02 once said "a few minutes")."""
+    lesson = read(path)
+    deck = nbformat.read(lesson.entry.deck_path, as_version=4)
+    last = deck.cells[-1].source
+    number = lesson.entry.number
+    in_class = [t.number for t in rehearsal.exercise_tasks(lesson) if t.in_class]
+    assert "a few minutes" not in last
+    if in_class:
+        assert f"exercise {number}, {in_class_words(in_class)}, in class" in last, last
+    else:
+        assert f"Exercise {number} is for after class" in last, last
+        assert "in class" not in last and "fill the" not in last.lower(), last
+
+
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_every_slide_maps_to_a_section_of_its_lesson(path):
     lesson = read(path)

@@ -108,7 +108,7 @@ class-system-deps:
 
 # Two tiers. The unit tier is plain `pytest` (pyproject's addopts leave out -m integration); `make test`
 # runs both (-m ""): notebooks, servers, the browser and the class hub too, on both cores; tests that
-# share a resource run on one worker (tests/conftest.py, shared_group). make fails on any non-zero
+# share a resource take turns (tests/conftest.py, shared_group). make fails on any non-zero
 # pytest exit, including 5 (no tests collected).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -120,7 +120,7 @@ check: lint
 	echo "unit tier: $$(( $$(date +%s) - start )) s"; exit $$status
 
 test: $(STAMP) $(CLASS_STAMP) browser-deps class-system-deps lint
-	$(PY) -m pytest -m "" -n 2 --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -m "" -n 2 --dist loadfile $(PYTEST_ARGS)
 
 # ---- the rest of the course -------------------------------------------------
 

@@ -1,7 +1,9 @@
 """Shared fixtures: a small window, the class task, and a clean environment (no key, no network)."""
 
+import fcntl
 import importlib.util
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,12 +33,14 @@ CLASS_TOOLS = (
 )  # what `make class-deps` adds to `make lab`'s
 
 
-# `make test` runs on both cores (pytest-xdist, --dist loadgroup). Tests that share something outside
-# their own tmp_path go to one worker, one after the other:
+# `make test` runs on both cores (pytest-xdist, --dist loadfile: each file on one worker). Files that
+# share something outside their own tmp_path take turns: a module holds its group's lock (a file lock
+# in the temporary folder) from its first test to its last.
 #   class     -- the class server installed at /srv/context-desk-testbed, the test accounts (cdgrade_...)
 #   executed  -- the lessons' recorded runs in build/executed/ (tools.executed): written once, then read;
 #                the rehearsal clock times each cell from them, so they are not run beside each other
-#   browser   -- Chromium and a JupyterLab or deck server each: one at a time keeps their timeouts honest
+#   browser   -- Chromium and a JupyterLab or deck server each; test_slides.py also builds the decks'
+#                slides/node_modules, which a second build at the same time would break
 EXECUTED = {
     "test_break_even.py",
     "test_class_agent.py",
@@ -47,36 +51,49 @@ EXECUTED = {
 }
 
 
-def shared_group(item) -> str | None:
-    """The xdist group of a test that shares something outside its tmp_path, or None."""
-    name = item.path.name
+def shared_group(module_path: Path, items: list) -> str | None:
+    """The group of a test file that shares something outside its tmp_path, or None.
+
+    Example: tests/test_class_hub.py -> "class"; a file with a test marked browser -> "browser"
+    """
+    name = module_path.name
     if name in EXECUTED:
         return "executed"
     if name.startswith("test_class_"):
         return "class"
-    if name == "test_slides.py" or item.get_closest_marker("browser"):
-        return "browser"  # test_slides.py builds the decks' slides/node_modules once, for all its tests
+    if name == "test_slides.py" or any(item.get_closest_marker("browser") for item in items):
+        return "browser"
     return None
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
+@pytest.fixture(scope="module", autouse=True)
+def one_file_at_a_time(request):
+    """Hold the file's group lock (see shared_group) while its tests run; no lock for the others."""
+    path = request.node.path
+    items = [item for item in request.session.items if item.path == path]
+    group = shared_group(path, items)
+    if group is None:
+        yield
+        return
+    lock = Path(tempfile.gettempdir()) / f"context-desk-tests-{group}.lock"
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # waits while another worker's file of the group runs
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+
+def pytest_collection_modifyitems(items):
     """A browser test is an integration test too: it starts JupyterLab or a deck in Chromium.
 
     A test marked ``class_tools`` is skipped, with one line saying why, where `make class-deps` has not run.
-    Tests that share a resource get an ``xdist_group`` (see ``shared_group``).
     """
     missing = [name for name in CLASS_TOOLS if importlib.util.find_spec(name) is None]
     needs_tools = pytest.mark.skip(
         reason=f"needs the class tools ({', '.join(missing)} missing): run `make class-deps`"
     )
     for item in items:
-        group = shared_group(item)
-        if group and config.getoption("loadgroup", default=False):
-            # What pytest-xdist's worker does for an xdist_group mark under --dist loadgroup: the
-            # group's name after an "@" in the test's id, which its scheduler reads. Its own hook is
-            # not called under pytest 9 (an undecorated hook method), so it is done here.
-            item._nodeid = f"{item.nodeid}@{group}"
         if item.get_closest_marker("browser") and not item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.integration)
         if missing and item.get_closest_marker("class_tools"):

@@ -23,6 +23,7 @@ import re
 from harness.laps import Run
 from harness.messages import text_of
 from harness.tools import WORKSPACE, Toolbox
+from stage.offline.findings import numbered
 
 NOTICED = re.compile(r"^\W*Noticed: (\S+?):(\d+)\b(.*)$", re.M)
 
@@ -61,9 +62,8 @@ def the_loss(run: Run, detail: str | None) -> str:
         return "no card: this run never compacted."
     if detail in card:
         return "kept in the card."
-    if on_the_last_desk(
-        run, detail
-    ):  # noticed after the last card was written: nothing to lose yet
+    # Noticed after the last card was written: nothing to lose yet.
+    if on_the_last_desk(run, detail):
         return "not summarized yet: still on the desk, word for word."
     path, number = detail.split(":")
     if not _names(card, path):
@@ -103,8 +103,8 @@ def reread(path: str, number: int, root=WORKSPACE) -> str | None:
     result = Toolbox(root).run(call)
     if result.get("is_error"):
         return None
-    shown = str(result["content"]).splitlines()[0]
-    return re.sub(r"^\s*\d+\s+", "", shown).strip()  # the tool numbers its lines: drop the number
+    lines = numbered(str(result["content"]))  # the tool numbers its lines: keep the text
+    return lines[0][1].strip() if lines else None
 
 
 def _names(card: str, path: str) -> bool:
